@@ -1,0 +1,57 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// Targets follow the data flow of ARCHITECTURE.md §1: pure rules (BadgeCore, Schema, Ledger, BBS)
+/// at the bottom, side effects (HTTPServer, Storage, Crypto over OpenSSL) at the edges,
+/// Handlers in between, and the `badge-service` executable wiring them together.
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+/// BLS12-381 arithmetic is unusably slow unoptimised, so BBS is always compiled with -O,
+/// even in debug builds, keeping `swift test` fast.
+let optimised: [SwiftSetting] = strict + [.unsafeFlags(["-O", "-enforce-exclusivity=unchecked"])]
+
+let package = Package(
+    name: "badge-service",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "badge-service", targets: ["badge-service"]),
+    ],
+    targets: [
+        .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "openssl",
+                       providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
+                       providers: [.apt(["libsqlite3-dev"])]),
+
+        .target(name: "BadgeCore", swiftSettings: strict),
+        .target(name: "TestSupport", swiftSettings: strict),
+        .target(name: "Crypto", dependencies: ["COpenSSL", "BadgeCore"], swiftSettings: strict),
+        .target(name: "HTTPServer", swiftSettings: strict),
+        .target(name: "Schema", dependencies: ["BadgeCore"], resources: [], swiftSettings: strict),
+        .target(name: "RequestAuth", dependencies: ["Crypto", "BadgeCore"], swiftSettings: strict),
+        .target(name: "BBS", dependencies: ["Crypto"], swiftSettings: optimised),
+        .target(name: "Credentials", dependencies: ["BBS", "Crypto", "BadgeCore"], swiftSettings: strict),
+        .target(name: "Ledger", dependencies: ["BadgeCore"], swiftSettings: strict),
+        .target(name: "Storage", dependencies: ["CSQLite", "BadgeCore"], swiftSettings: strict),
+        .target(name: "Handlers",
+                dependencies: ["Schema", "RequestAuth", "Credentials", "Ledger", "Storage", "Crypto", "BadgeCore"],
+                swiftSettings: strict),
+        .executableTarget(name: "badge-service",
+                          dependencies: ["HTTPServer", "Handlers", "Schema", "RequestAuth", "Credentials",
+                                         "Ledger", "Storage", "Crypto", "BBS", "BadgeCore"],
+                          swiftSettings: strict),
+
+        .testTarget(name: "BadgeCoreTests", dependencies: ["TestSupport", "BadgeCore"], swiftSettings: strict),
+        .testTarget(name: "CryptoTests", dependencies: ["TestSupport", "Crypto"], swiftSettings: strict),
+        .testTarget(name: "HTTPServerTests", dependencies: ["TestSupport", "HTTPServer"], swiftSettings: strict),
+        .testTarget(name: "SchemaTests", dependencies: ["TestSupport", "Schema"], swiftSettings: strict),
+        .testTarget(name: "RequestAuthTests", dependencies: ["TestSupport", "RequestAuth", "Crypto"], swiftSettings: strict),
+        .testTarget(name: "BBSTests", dependencies: ["TestSupport", "BBS"], swiftSettings: optimised),
+        .testTarget(name: "CredentialsTests", dependencies: ["TestSupport", "Credentials", "BBS"], swiftSettings: strict),
+        .testTarget(name: "LedgerTests", dependencies: ["TestSupport", "Ledger"], swiftSettings: strict),
+        .testTarget(name: "StorageTests", dependencies: ["TestSupport", "Storage"], swiftSettings: strict),
+        .testTarget(name: "HandlersTests", dependencies: ["TestSupport", "Handlers"], swiftSettings: strict),
+        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Schema", "Crypto", "RequestAuth"], swiftSettings: strict),
+    ]
+)

@@ -1,0 +1,1 @@
+// Placeholder until the Credentials target lands.

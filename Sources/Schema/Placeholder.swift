@@ -1,0 +1,1 @@
+// Placeholder until the Schema target lands.

@@ -1,0 +1,1 @@
+// Placeholder until the Storage target lands.

@@ -1,0 +1,1 @@
+print("badge-service: not built yet")
