@@ -33,7 +33,7 @@ let package = Package(
         .target(name: "BBS", dependencies: ["Crypto"], swiftSettings: optimised),
         .target(name: "Credentials", dependencies: ["BBS", "Crypto", "BadgeCore"], swiftSettings: strict),
         .target(name: "Ledger", dependencies: ["BadgeCore"], swiftSettings: strict),
-        .target(name: "Storage", dependencies: ["CSQLite", "BadgeCore"], swiftSettings: strict),
+        .target(name: "Storage", dependencies: ["CSQLite", "BadgeCore", "Ledger"], swiftSettings: strict),
         .target(name: "Handlers",
                 dependencies: ["Schema", "RequestAuth", "Credentials", "Ledger", "Storage", "Crypto", "BadgeCore"],
                 swiftSettings: strict),

@@ -1,0 +1,53 @@
+import BadgeCore
+import Ledger
+
+/// The storage the handlers use, kept small so a PostgreSQL backend can follow
+/// (ARCHITECTURE.md §5). Writes happen in one transaction per command, after any
+/// outside call has returned.
+public protocol BadgeStore: Sendable {
+    /// Runs `body` against a consistent snapshot.
+    func read<T>(_ body: (any StoreReader) throws -> T) throws -> T
+    /// Runs `body` in one transaction: all of its writes land, or none.
+    func write<T>(_ body: (any StoreWriter) throws -> T) throws -> T
+    /// Whether a write can be made now (for /readyz).
+    func isWritable() -> Bool
+}
+
+/// Queries, inside a read or write transaction.
+public protocol StoreReader {
+    /// Every price, in creation order.
+    func prices() throws -> [PriceRecord]
+    /// Every offer, in creation order.
+    func offers() throws -> [OfferRecord]
+    func purchase(key: String) throws -> PurchaseRecord?
+    func purchase(id: Int64) throws -> PurchaseRecord?
+    /// The purchase's ledger, oldest row first.
+    func ledger(purchaseId: Int64) throws -> [LedgerEntry]
+    /// The issuance whose period ends last, if any.
+    func latestIssuance(purchaseId: Int64) throws -> IssuanceRecord?
+    func code(hash: [UInt8]) throws -> CodeRecord?
+    /// Every code, newest first.
+    func codes() throws -> [CodeRecord]
+    /// The purchases that redeemed the code.
+    func redemptions(codeHash: [UInt8]) throws -> [Int64]
+}
+
+/// Changes, inside a write transaction.
+public protocol StoreWriter: StoreReader {
+    func insertPrice(_ price: PriceRecord) throws
+    func insertOffer(_ offer: OfferRecord) throws
+    /// Sets a price's status; false when there is no such price.
+    func setPriceStatus(priceId: String, _ status: ItemStatus) throws -> Bool
+    /// Sets an offer's status; false when there is no such offer.
+    func setOfferStatus(offerId: String, _ status: ItemStatus) throws -> Bool
+    /// Records a new purchase; ``StorageError/conflict(constraint:)`` if the key is taken.
+    func insertPurchase(key: String, masterKey: [UInt8], badgeType: BadgeType, at: Timestamp) throws -> PurchaseRecord
+    /// Appends rows after the purchase's current tip, which must still have `expectedCount`
+    /// rows: a conditional write, so two writers racing from the same tip cannot both land.
+    func appendLedger(purchaseId: Int64, expectedCount: Int, entries: [LedgerEntry]) throws
+    func insertIssuance(_ issuance: IssuanceRecord) throws
+    func insertCode(_ code: CodeRecord) throws
+    /// Marks a code revoked; false when there is no such code or it already was.
+    func revokeCode(hash: [UInt8], at: Timestamp) throws -> Bool
+    func insertRedemption(codeHash: [UInt8], purchaseId: Int64, at: Timestamp) throws
+}

@@ -1,0 +1,114 @@
+/// Schema migrations, applied in order inside one transaction each; the version table
+/// records what ran. SQL is kept portable (no SQLite-only types or upserts) so a PostgreSQL
+/// backend can reuse it; every uniqueness rule is a constraint, not only code.
+enum Migrations {
+    static let steps: [(version: Int, sql: String)] = [
+        (1, """
+        CREATE TABLE badge_prices (
+            price_id     TEXT PRIMARY KEY,
+            badge_type   TEXT NOT NULL,
+            month_price  INTEGER NOT NULL CHECK (month_price >= 0 AND month_price <= 4294967295),
+            currency     TEXT NOT NULL,
+            status       TEXT NOT NULL CHECK (status IN ('active', 'deprecated', 'disabled')),
+            created_at   INTEGER NOT NULL
+        );
+        CREATE TABLE badge_offers (
+            offer_id       TEXT PRIMARY KEY,
+            price_id       TEXT REFERENCES badge_prices (price_id),
+            months         INTEGER NOT NULL CHECK (months BETWEEN 1 AND 255),
+            discount_type  TEXT NOT NULL CHECK (discount_type IN ('freeMonths', 'discount')),
+            discount_value INTEGER NOT NULL CHECK (discount_value BETWEEN 0 AND 255),
+            status         TEXT NOT NULL CHECK (status IN ('active', 'deprecated', 'disabled')),
+            created_at     INTEGER NOT NULL
+        );
+        CREATE TABLE badge_purchases (
+            purchase_id   INTEGER PRIMARY KEY,
+            purchase_key  TEXT NOT NULL UNIQUE,
+            master_key    BLOB NOT NULL,
+            badge_type    TEXT NOT NULL,
+            created_at    INTEGER NOT NULL
+        );
+        """),
+        (2, """
+        CREATE TABLE badge_ledger (
+            purchase_id        INTEGER NOT NULL REFERENCES badge_purchases (purchase_id),
+            seq                INTEGER NOT NULL CHECK (seq >= 1),
+            entry_id           TEXT NOT NULL UNIQUE,
+            change_months      INTEGER NOT NULL,
+            balance_months     INTEGER NOT NULL CHECK (balance_months >= 0),
+            balance_start_ts   INTEGER NOT NULL,
+            balance_anchor_ts  INTEGER NOT NULL,
+            balance_badge_type TEXT NOT NULL,
+            was_paused_since   INTEGER,
+            created_at         INTEGER NOT NULL,
+            entry_kind         TEXT NOT NULL CHECK (entry_kind IN ('credit', 'debit')),
+            entry_reason       TEXT NOT NULL,
+            invoice_id         TEXT,
+            charge_id          TEXT,
+            other_purchase_key TEXT,
+            PRIMARY KEY (purchase_id, seq)
+        );
+        CREATE TABLE badge_issuances (
+            entry_id      TEXT PRIMARY KEY REFERENCES badge_ledger (entry_id),
+            purchase_id   INTEGER NOT NULL REFERENCES badge_purchases (purchase_id),
+            badge_type    TEXT NOT NULL,
+            period_start  INTEGER NOT NULL,
+            period_end    INTEGER NOT NULL CHECK (period_end > period_start),
+            expiry        INTEGER NOT NULL,
+            key_index     INTEGER NOT NULL,
+            signature     BLOB NOT NULL
+        );
+        CREATE INDEX badge_issuances_by_purchase ON badge_issuances (purchase_id, period_end);
+        CREATE TABLE badge_codes (
+            code_hash    BLOB PRIMARY KEY,
+            badge_type   TEXT NOT NULL,
+            months       INTEGER NOT NULL CHECK (months BETWEEN 1 AND 255),
+            max_uses     INTEGER NOT NULL CHECK (max_uses BETWEEN 1 AND 1000),
+            payment      TEXT NOT NULL CHECK (payment IN ('paid', 'unpaid', 'free')),
+            expires_at   INTEGER,
+            revoked_at   INTEGER,
+            created_at   INTEGER NOT NULL
+        );
+        CREATE TABLE badge_code_redemptions (
+            code_hash    BLOB NOT NULL REFERENCES badge_codes (code_hash),
+            purchase_id  INTEGER NOT NULL UNIQUE REFERENCES badge_purchases (purchase_id),
+            redeemed_at  INTEGER NOT NULL,
+            PRIMARY KEY (code_hash, purchase_id)
+        );
+        CREATE TABLE badge_payments (
+            payment_id    TEXT PRIMARY KEY,
+            provider      TEXT NOT NULL,
+            provider_ref  TEXT NOT NULL,
+            purchase_id   INTEGER NOT NULL REFERENCES badge_purchases (purchase_id),
+            created_at    INTEGER NOT NULL,
+            UNIQUE (provider, provider_ref)
+        );
+        """),
+    ]
+
+    static var latestVersion: Int { steps.last!.version }
+
+    static func apply(to conn: SQLiteConnection) throws {
+        try conn.execute("""
+        CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)
+        """)
+        let current = try conn.query("SELECT COALESCE(MAX(version), 0) FROM schema_migrations").first?.int(0) ?? 0
+        if current > latestVersion { throw StorageError.newerSchema(found: Int(current), supported: latestVersion) }
+        for step in steps where step.version > current {
+            try conn.execute("BEGIN IMMEDIATE")
+            do {
+                // Another process may have migrated while we waited for the lock.
+                let now = try conn.query("SELECT COALESCE(MAX(version), 0) FROM schema_migrations").first?.int(0) ?? 0
+                if now < step.version {
+                    try conn.execute(step.sql)
+                    try conn.query("INSERT INTO schema_migrations (version, applied_at) VALUES (?, strftime('%s','now'))",
+                                   [.integer(Int64(step.version))])
+                }
+                try conn.execute("COMMIT")
+            } catch {
+                try? conn.execute("ROLLBACK")
+                throw error
+            }
+        }
+    }
+}

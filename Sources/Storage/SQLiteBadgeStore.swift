@@ -1,0 +1,211 @@
+import BadgeCore
+import Ledger
+
+/// ``BadgeStore`` on the embedded SQLite database.
+public final class SQLiteBadgeStore: BadgeStore {
+    public let database: SQLiteDatabase
+
+    /// Opens (creating and migrating if needed) the database file at `path`.
+    public init(path: String) throws {
+        database = try SQLiteDatabase(path: path)
+    }
+
+    public func read<T>(_ body: (any StoreReader) throws -> T) throws -> T {
+        try database.read { try body(SQLiteStoreTransaction(conn: $0)) }
+    }
+
+    public func write<T>(_ body: (any StoreWriter) throws -> T) throws -> T {
+        try database.write { try body(SQLiteStoreTransaction(conn: $0)) }
+    }
+
+    public func isWritable() -> Bool { database.isWritable() }
+}
+
+/// Reads and writes on one connection inside a transaction the caller opened.
+struct SQLiteStoreTransaction: StoreWriter {
+    let conn: SQLiteConnection
+
+    // MARK: catalog
+
+    func prices() throws -> [PriceRecord] {
+        try conn.query("""
+            SELECT price_id, badge_type, month_price, currency, status, created_at
+            FROM badge_prices ORDER BY created_at, price_id
+            """).map { r in
+            PriceRecord(priceId: try r.text(0), badgeType: BadgeType(try r.text(1)),
+                        monthPrice: UInt32(try r.int(2)), currency: try r.text(3),
+                        status: try status(r.text(4)), createdAt: Timestamp(seconds: try r.int(5)))
+        }
+    }
+
+    func offers() throws -> [OfferRecord] {
+        try conn.query("""
+            SELECT offer_id, price_id, months, discount_type, discount_value, status, created_at
+            FROM badge_offers ORDER BY created_at, offer_id
+            """).map { r in
+            let value = Int(try r.int(4))
+            let discount: OfferDiscountValue
+            switch try r.text(3) {
+            case "freeMonths": discount = .freeMonths(value)
+            case "discount": discount = .percent(value)
+            case let other: throw StorageError.corrupt("offer discount type \(other)")
+            }
+            return OfferRecord(offerId: try r.text(0), priceId: try r.optionalText(1), months: Int(try r.int(2)),
+                               discount: discount, status: try status(r.text(5)),
+                               createdAt: Timestamp(seconds: try r.int(6)))
+        }
+    }
+
+    func insertPrice(_ p: PriceRecord) throws {
+        try conn.query("""
+            INSERT INTO badge_prices (price_id, badge_type, month_price, currency, status, created_at)
+            VALUES (?, ?, ?, ?, ?, ?)
+            """, [.text(p.priceId), .text(p.badgeType.rawValue), .integer(Int64(p.monthPrice)), .text(p.currency),
+                  .text(p.status.rawValue), .integer(p.createdAt.seconds)])
+    }
+
+    func insertOffer(_ o: OfferRecord) throws {
+        let (type, value): (String, Int) = switch o.discount {
+        case .freeMonths(let n): ("freeMonths", n)
+        case .percent(let n): ("discount", n)
+        }
+        try conn.query("""
+            INSERT INTO badge_offers (offer_id, price_id, months, discount_type, discount_value, status, created_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            """, [.text(o.offerId), o.priceId.map { .text($0) } ?? .null, .integer(Int64(o.months)), .text(type),
+                  .integer(Int64(value)), .text(o.status.rawValue), .integer(o.createdAt.seconds)])
+    }
+
+    func setPriceStatus(priceId: String, _ status: ItemStatus) throws -> Bool {
+        try conn.query("UPDATE badge_prices SET status = ? WHERE price_id = ?", [.text(status.rawValue), .text(priceId)])
+        return conn.changes > 0
+    }
+
+    func setOfferStatus(offerId: String, _ status: ItemStatus) throws -> Bool {
+        try conn.query("UPDATE badge_offers SET status = ? WHERE offer_id = ?", [.text(status.rawValue), .text(offerId)])
+        return conn.changes > 0
+    }
+
+    private func status(_ text: String) throws -> ItemStatus {
+        guard let s = ItemStatus(rawValue: text) else { throw StorageError.corrupt("item status \(text)") }
+        return s
+    }
+
+    // MARK: purchases
+
+    func purchase(key: String) throws -> PurchaseRecord? {
+        try conn.query("""
+            SELECT purchase_id, purchase_key, master_key, badge_type, created_at FROM badge_purchases WHERE purchase_key = ?
+            """, [.text(key)]).first.map(purchaseRecord)
+    }
+
+    func purchase(id: Int64) throws -> PurchaseRecord? {
+        try conn.query("""
+            SELECT purchase_id, purchase_key, master_key, badge_type, created_at FROM badge_purchases WHERE purchase_id = ?
+            """, [.integer(id)]).first.map(purchaseRecord)
+    }
+
+    private func purchaseRecord(_ r: SQLRow) throws -> PurchaseRecord {
+        PurchaseRecord(id: try r.int(0), purchaseKey: try r.text(1), masterKey: try r.blob(2),
+                       badgeType: BadgeType(try r.text(3)), createdAt: Timestamp(seconds: try r.int(4)))
+    }
+
+    func insertPurchase(key: String, masterKey: [UInt8], badgeType: BadgeType, at: Timestamp) throws -> PurchaseRecord {
+        try conn.query("""
+            INSERT INTO badge_purchases (purchase_key, master_key, badge_type, created_at) VALUES (?, ?, ?, ?)
+            """, [.text(key), .blob(masterKey), .text(badgeType.rawValue), .integer(at.seconds)])
+        guard let record = try purchase(key: key) else { throw StorageError.corrupt("purchase vanished after insert") }
+        return record
+    }
+
+    // MARK: ledger
+
+    func ledger(purchaseId: Int64) throws -> [LedgerEntry] {
+        try conn.query("""
+            SELECT entry_id, change_months, balance_months, balance_start_ts, balance_anchor_ts, balance_badge_type,
+                   was_paused_since, created_at, entry_kind, entry_reason, invoice_id, charge_id, other_purchase_key
+            FROM badge_ledger WHERE purchase_id = ? ORDER BY seq
+            """, [.integer(purchaseId)]).map(LedgerRowCoding.entry)
+    }
+
+    func appendLedger(purchaseId: Int64, expectedCount: Int, entries: [LedgerEntry]) throws {
+        let count = try conn.query("SELECT COUNT(*) FROM badge_ledger WHERE purchase_id = ?", [.integer(purchaseId)])
+            .first?.int(0) ?? 0
+        guard count == expectedCount else { throw StorageError.conflict(constraint: "ledger tip moved") }
+        for (i, e) in entries.enumerated() {
+            // (purchase_id, seq) is the primary key, so a second writer from the same tip fails here too.
+            try conn.query("""
+                INSERT INTO badge_ledger (purchase_id, seq, entry_id, change_months, balance_months, balance_start_ts,
+                    balance_anchor_ts, balance_badge_type, was_paused_since, created_at, entry_kind, entry_reason,
+                    invoice_id, charge_id, other_purchase_key)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, [.integer(purchaseId), .integer(Int64(expectedCount + i + 1))] + LedgerRowCoding.values(e))
+        }
+    }
+
+    // MARK: issuances
+
+    func latestIssuance(purchaseId: Int64) throws -> IssuanceRecord? {
+        try conn.query("""
+            SELECT entry_id, purchase_id, badge_type, period_start, period_end, expiry, key_index, signature
+            FROM badge_issuances WHERE purchase_id = ? ORDER BY period_end DESC LIMIT 1
+            """, [.integer(purchaseId)]).first.map { r in
+            IssuanceRecord(entryId: try r.text(0), purchaseId: try r.int(1), badgeType: BadgeType(try r.text(2)),
+                           periodStart: Timestamp(seconds: try r.int(3)), periodEnd: Timestamp(seconds: try r.int(4)),
+                           expiry: Timestamp(seconds: try r.int(5)), keyIndex: Int(try r.int(6)), signature: try r.blob(7))
+        }
+    }
+
+    func insertIssuance(_ i: IssuanceRecord) throws {
+        try conn.query("""
+            INSERT INTO badge_issuances (entry_id, purchase_id, badge_type, period_start, period_end, expiry, key_index, signature)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """, [.text(i.entryId), .integer(i.purchaseId), .text(i.badgeType.rawValue), .integer(i.periodStart.seconds),
+                  .integer(i.periodEnd.seconds), .integer(i.expiry.seconds), .integer(Int64(i.keyIndex)), .blob(i.signature)])
+    }
+
+    // MARK: codes
+
+    private static let codeColumns = "code_hash, badge_type, months, max_uses, payment, expires_at, revoked_at, created_at"
+
+    func code(hash: [UInt8]) throws -> CodeRecord? {
+        try conn.query("SELECT \(Self.codeColumns) FROM badge_codes WHERE code_hash = ?", [.blob(hash)]).first.map(codeRecord)
+    }
+
+    func codes() throws -> [CodeRecord] {
+        try conn.query("SELECT \(Self.codeColumns) FROM badge_codes ORDER BY created_at DESC, code_hash").map(codeRecord)
+    }
+
+    private func codeRecord(_ r: SQLRow) throws -> CodeRecord {
+        guard let payment = CodePayment(rawValue: try r.text(4)) else { throw StorageError.corrupt("code payment") }
+        return CodeRecord(hash: try r.blob(0), badgeType: BadgeType(try r.text(1)), months: Int(try r.int(2)),
+                          maxUses: Int(try r.int(3)), payment: payment,
+                          expiresAt: try r.optionalInt(5).map { Timestamp(seconds: $0) },
+                          revokedAt: try r.optionalInt(6).map { Timestamp(seconds: $0) },
+                          createdAt: Timestamp(seconds: try r.int(7)))
+    }
+
+    func insertCode(_ c: CodeRecord) throws {
+        try conn.query("INSERT INTO badge_codes (\(Self.codeColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [
+            .blob(c.hash), .text(c.badgeType.rawValue), .integer(Int64(c.months)), .integer(Int64(c.maxUses)),
+            .text(c.payment.rawValue), c.expiresAt.map { .integer($0.seconds) } ?? .null,
+            c.revokedAt.map { .integer($0.seconds) } ?? .null, .integer(c.createdAt.seconds),
+        ])
+    }
+
+    func revokeCode(hash: [UInt8], at: Timestamp) throws -> Bool {
+        try conn.query("UPDATE badge_codes SET revoked_at = ? WHERE code_hash = ? AND revoked_at IS NULL",
+                       [.integer(at.seconds), .blob(hash)])
+        return conn.changes > 0
+    }
+
+    func redemptions(codeHash: [UInt8]) throws -> [Int64] {
+        try conn.query("SELECT purchase_id FROM badge_code_redemptions WHERE code_hash = ? ORDER BY redeemed_at, purchase_id",
+                       [.blob(codeHash)]).map { try $0.int(0) }
+    }
+
+    func insertRedemption(codeHash: [UInt8], purchaseId: Int64, at: Timestamp) throws {
+        try conn.query("INSERT INTO badge_code_redemptions (code_hash, purchase_id, redeemed_at) VALUES (?, ?, ?)",
+                       [.blob(codeHash), .integer(purchaseId), .integer(at.seconds)])
+    }
+}

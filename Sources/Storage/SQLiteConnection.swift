@@ -1,0 +1,147 @@
+import CSQLite
+
+/// SQLITE_TRANSIENT: SQLite copies bound buffers before the bind call returns.
+private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+/// One SQLite connection. Not thread-safe: ``SQLiteDatabase`` hands each one to one thread at a time.
+final class SQLiteConnection {
+    let handle: OpaquePointer
+    private var statements: [String: OpaquePointer] = [:]
+
+    init(path: String, readOnly: Bool) throws {
+        var db: OpaquePointer?
+        let flags = (readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)) | SQLITE_OPEN_NOMUTEX
+        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        guard rc == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            if let db { sqlite3_close_v2(db) }
+            throw StorageError.cannotOpen(path: path, reason: message)
+        }
+        handle = db
+        // A concurrent writer (the CLI beside the server) waits rather than failing at once.
+        sqlite3_busy_timeout(db, 5_000)
+        try execute("PRAGMA foreign_keys = ON")
+        if !readOnly {
+            try execute("PRAGMA journal_mode = WAL")
+            try execute("PRAGMA synchronous = FULL")
+        }
+    }
+
+    deinit {
+        for stmt in statements.values { sqlite3_finalize(stmt) }
+        sqlite3_close_v2(handle)
+    }
+
+    /// Runs SQL without results (may hold several statements).
+    func execute(_ sql: String) throws {
+        var err: UnsafeMutablePointer<CChar>?
+        let rc = sqlite3_exec(handle, sql, nil, nil, &err)
+        if rc != SQLITE_OK {
+            let message = err.map { String(cString: $0) } ?? "error \(rc)"
+            sqlite3_free(err)
+            throw StorageError.classify(code: rc, extended: sqlite3_extended_errcode(handle), message: message)
+        }
+    }
+
+    /// Runs one statement with bound values and collects its rows.
+    @discardableResult
+    func query(_ sql: String, _ values: [SQLValue] = []) throws -> [SQLRow] {
+        let stmt = try prepared(sql)
+        defer {
+            sqlite3_reset(stmt)
+            sqlite3_clear_bindings(stmt)
+        }
+        for (i, value) in values.enumerated() {
+            let idx = Int32(i + 1)
+            let rc: Int32
+            switch value {
+            case .null: rc = sqlite3_bind_null(stmt, idx)
+            case .integer(let v): rc = sqlite3_bind_int64(stmt, idx, v)
+            case .text(let s): rc = sqlite3_bind_text(stmt, idx, s, -1, transient)
+            case .blob(let b):
+                rc = b.withUnsafeBytes { sqlite3_bind_blob(stmt, idx, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(b.count), transient) }
+            }
+            guard rc == SQLITE_OK else { throw error(rc) }
+        }
+        var rows: [SQLRow] = []
+        while true {
+            let rc = sqlite3_step(stmt)
+            if rc == SQLITE_DONE { break }
+            guard rc == SQLITE_ROW else { throw error(rc) }
+            let n = sqlite3_column_count(stmt)
+            var row = [SQLValue]()
+            row.reserveCapacity(Int(n))
+            for c in 0..<n {
+                switch sqlite3_column_type(stmt, c) {
+                case SQLITE_NULL: row.append(.null)
+                case SQLITE_INTEGER: row.append(.integer(sqlite3_column_int64(stmt, c)))
+                case SQLITE_BLOB:
+                    let count = Int(sqlite3_column_bytes(stmt, c))
+                    if let p = sqlite3_column_blob(stmt, c), count > 0 {
+                        row.append(.blob(Array(UnsafeRawBufferPointer(start: p, count: count))))
+                    } else {
+                        row.append(.blob([]))
+                    }
+                default:
+                    row.append(.text(String(cString: sqlite3_column_text(stmt, c))))
+                }
+            }
+            rows.append(SQLRow(values: row))
+        }
+        return rows
+    }
+
+    /// Rows changed by the last statement.
+    var changes: Int { Int(sqlite3_changes(handle)) }
+
+    private func prepared(_ sql: String) throws -> OpaquePointer {
+        if let stmt = statements[sql] { return stmt }
+        var stmt: OpaquePointer?
+        let rc = sqlite3_prepare_v2(handle, sql, -1, &stmt, nil)
+        guard rc == SQLITE_OK, let stmt else { throw error(rc) }
+        statements[sql] = stmt
+        return stmt
+    }
+
+    private func error(_ rc: Int32) -> StorageError {
+        StorageError.classify(code: rc, extended: sqlite3_extended_errcode(handle), message: String(cString: sqlite3_errmsg(handle)))
+    }
+}
+
+/// A value bound to or read from SQL.
+enum SQLValue: Equatable {
+    case null
+    case integer(Int64)
+    case text(String)
+    case blob([UInt8])
+}
+
+/// One result row, read by column position.
+struct SQLRow {
+    let values: [SQLValue]
+
+    func int(_ i: Int) throws -> Int64 {
+        guard case .integer(let v) = values[i] else { throw StorageError.corrupt("column \(i) is not an integer") }
+        return v
+    }
+
+    func optionalInt(_ i: Int) throws -> Int64? {
+        if case .null = values[i] { return nil }
+        return try int(i)
+    }
+
+    func text(_ i: Int) throws -> String {
+        guard case .text(let v) = values[i] else { throw StorageError.corrupt("column \(i) is not text") }
+        return v
+    }
+
+    func optionalText(_ i: Int) throws -> String? {
+        if case .null = values[i] { return nil }
+        return try text(i)
+    }
+
+    func blob(_ i: Int) throws -> [UInt8] {
+        guard case .blob(let v) = values[i] else { throw StorageError.corrupt("column \(i) is not a blob") }
+        return v
+    }
+}

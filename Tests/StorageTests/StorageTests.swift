@@ -1,0 +1,186 @@
+import BadgeCore
+import Ledger
+import Storage
+import TestSupport
+import Testing
+
+@Suite struct StorageTests {
+    let dir = TemporaryDirectory("storage")
+    let t0 = Timestamp(CivilDate(year: 2026, month: 3, day: 10), hour: 11)
+
+    func open() throws -> SQLiteBadgeStore { try SQLiteBadgeStore(path: dir.file("badges.sqlite")) }
+
+    func entry(_ id: String, change: Int, balance: Int, type: LedgerEntryType, at t: Timestamp) -> LedgerEntry {
+        LedgerEntry(entryId: id, changeMonths: change, balanceMonths: balance, balanceStartTs: t, balanceAnchorTs: t,
+                    balanceBadgeType: .supporter, createdAt: t, entryType: type)
+    }
+
+    @Test func migratesOnceAndReopens() throws {
+        do {
+            let store = try open()
+            try store.write { try $0.insertPrice(PriceRecord(priceId: "p1", badgeType: .supporter, monthPrice: 700, currency: "usd", status: .active, createdAt: t0)) }
+        }
+        let store = try open()
+        #expect(try store.read { try $0.prices() }.map(\.priceId) == ["p1"])
+        #expect(store.isWritable())
+    }
+
+    @Test func catalogRoundTrip() throws {
+        let store = try open()
+        let price = PriceRecord(priceId: "p1", badgeType: .legend, monthPrice: 7000, currency: "usd", status: .deprecated, createdAt: t0)
+        let offers = [
+            OfferRecord(offerId: "o1", priceId: nil, months: 3, discount: .freeMonths(1), status: .active, createdAt: t0),
+            OfferRecord(offerId: "o2", priceId: "p1", months: 12, discount: .percent(25), status: .disabled, createdAt: t0.adding(seconds: 1)),
+        ]
+        try store.write { w in
+            try w.insertPrice(price)
+            for o in offers { try w.insertOffer(o) }
+        }
+        #expect(try store.read { try $0.prices() } == [price])
+        #expect(try store.read { try $0.offers() } == offers)
+        #expect(try store.write { try $0.setPriceStatus(priceId: "p1", .active) })
+        #expect(try !store.write { try $0.setPriceStatus(priceId: "nope", .active) })
+        #expect(try store.write { try $0.setOfferStatus(offerId: "o1", .disabled) })
+        #expect(try store.read { try $0.offers() }.first?.status == .disabled)
+    }
+
+    @Test func offerOfUnknownPriceIsRefused() throws {
+        let store = try open()
+        #expect(throws: StorageError.self) {
+            try store.write { try $0.insertOffer(OfferRecord(offerId: "o", priceId: "missing", months: 3, discount: .freeMonths(1), status: .active, createdAt: t0)) }
+        }
+    }
+
+    @Test func purchaseKeyIsUnique() throws {
+        let store = try open()
+        let p = try store.write { try $0.insertPurchase(key: "K", masterKey: [1, 2, 3], badgeType: .supporter, at: t0) }
+        #expect(try store.read { try $0.purchase(key: "K") } == p)
+        #expect(try store.read { try $0.purchase(id: p.id) } == p)
+        #expect(try store.read { try $0.purchase(key: "L") } == nil)
+        #expect {
+            try store.write { try $0.insertPurchase(key: "K", masterKey: [9], badgeType: .legend, at: t0) }
+        } throws: { error in
+            if case StorageError.conflict = error { return true } else { return false }
+        }
+    }
+
+    @Test func ledgerRoundTripsEveryEntryType() throws {
+        let store = try open()
+        let p = try store.write { try $0.insertPurchase(key: "K", masterKey: [1], badgeType: .supporter, at: t0) }
+        let types: [LedgerEntryType] = [
+            .credit(.payment(invoiceId: "inv")), .credit(.payment(invoiceId: nil)), .credit(.code),
+            .credit(.charge(chargeId: "ch")), .credit(.support), .credit(.transferIn(fromPurchaseKey: "A")), .credit(.opening),
+            .debit(.refund), .debit(.upgrade(toPurchaseKey: "B")), .debit(.transferOut(toPurchaseKey: "C")), .debit(.support),
+            .debit(.badge), .debit(.lapse),
+        ]
+        var rows = types.enumerated().map { i, type in entry("e\(i)", change: 1, balance: i, type: type, at: t0.adding(seconds: Int64(i))) }
+        rows[3].wasPausedSince = t0
+        try store.write { try $0.appendLedger(purchaseId: p.id, expectedCount: 0, entries: rows) }
+        #expect(try store.read { try $0.ledger(purchaseId: p.id) } == rows)
+    }
+
+    @Test func ledgerAppendIsConditionalOnTheTip() throws {
+        let store = try open()
+        let p = try store.write { try $0.insertPurchase(key: "K", masterKey: [1], badgeType: .supporter, at: t0) }
+        try store.write { try $0.appendLedger(purchaseId: p.id, expectedCount: 0, entries: [entry("a", change: 3, balance: 3, type: .credit(.code), at: t0)]) }
+        // A writer that read the empty ledger is refused: the tip moved.
+        #expect(throws: StorageError.conflict(constraint: "ledger tip moved")) {
+            try store.write { try $0.appendLedger(purchaseId: p.id, expectedCount: 0, entries: [entry("b", change: 3, balance: 3, type: .credit(.code), at: t0)]) }
+        }
+        #expect(try store.read { try $0.ledger(purchaseId: p.id) }.map(\.entryId) == ["a"])
+    }
+
+    @Test func negativeBalanceIsRefusedByTheDatabase() throws {
+        let store = try open()
+        let p = try store.write { try $0.insertPurchase(key: "K", masterKey: [1], badgeType: .supporter, at: t0) }
+        #expect(throws: StorageError.self) {
+            try store.write { try $0.appendLedger(purchaseId: p.id, expectedCount: 0, entries: [entry("a", change: -1, balance: -1, type: .debit(.badge), at: t0)]) }
+        }
+    }
+
+    @Test func failedTransactionWritesNothing() throws {
+        let store = try open()
+        struct Boom: Error {}
+        #expect(throws: Boom.self) {
+            try store.write { w in
+                _ = try w.insertPurchase(key: "K", masterKey: [1], badgeType: .supporter, at: t0)
+                throw Boom()
+            }
+        }
+        #expect(try store.read { try $0.purchase(key: "K") } == nil)
+    }
+
+    @Test func issuancesLatestByPeriodEnd() throws {
+        let store = try open()
+        let p = try store.write { try $0.insertPurchase(key: "K", masterKey: [1], badgeType: .supporter, at: t0) }
+        let rows = [entry("c", change: 2, balance: 2, type: .credit(.code), at: t0), entry("b1", change: -1, balance: 1, type: .debit(.badge), at: t0),
+                    entry("b2", change: -1, balance: 0, type: .debit(.badge), at: t0)]
+        try store.write { try $0.appendLedger(purchaseId: p.id, expectedCount: 0, entries: rows) }
+        let first = IssuanceRecord(entryId: "b1", purchaseId: p.id, badgeType: .supporter, periodStart: t0, periodEnd: t0.adding(seconds: 100),
+                                   expiry: t0.adding(seconds: 200), keyIndex: 1, signature: [UInt8](repeating: 1, count: 80))
+        var second = first
+        second.entryId = "b2"
+        second.periodStart = first.periodEnd
+        second.periodEnd = t0.adding(seconds: 300)
+        try store.write { w in
+            try w.insertIssuance(second)
+            try w.insertIssuance(first)
+        }
+        #expect(try store.read { try $0.latestIssuance(purchaseId: p.id) } == second)
+        // one issuance per badge row
+        #expect(throws: StorageError.self) { try store.write { try $0.insertIssuance(first) } }
+    }
+
+    @Test func codesAndRedemptions() throws {
+        let store = try open()
+        let hash = [UInt8](repeating: 0xab, count: 32)
+        let code = CodeRecord(hash: hash, badgeType: .supporter, months: 3, maxUses: 2, payment: .paid, expiresAt: nil, createdAt: t0)
+        try store.write { try $0.insertCode(code) }
+        #expect(try store.read { try $0.code(hash: hash) } == code)
+        let a = try store.write { try $0.insertPurchase(key: "A", masterKey: [1], badgeType: .supporter, at: t0) }
+        let b = try store.write { try $0.insertPurchase(key: "B", masterKey: [1], badgeType: .supporter, at: t0) }
+        try store.write { try $0.insertRedemption(codeHash: hash, purchaseId: a.id, at: t0) }
+        try store.write { try $0.insertRedemption(codeHash: hash, purchaseId: b.id, at: t0) }
+        #expect(try store.read { try $0.redemptions(codeHash: hash) }.sorted() == [a.id, b.id].sorted())
+        // a purchase redeems at most one code, once
+        #expect(throws: StorageError.self) { try store.write { try $0.insertRedemption(codeHash: hash, purchaseId: a.id, at: t0) } }
+        #expect(try store.write { try $0.revokeCode(hash: hash, at: t0) })
+        #expect(try !store.write { try $0.revokeCode(hash: hash, at: t0) })
+        #expect(try store.read { try $0.code(hash: hash) }?.revokedAt == t0)
+        #expect(throws: StorageError.self) {
+            try store.write { try $0.insertCode(CodeRecord(hash: [1], badgeType: .supporter, months: 0, maxUses: 1, payment: .free, expiresAt: nil, createdAt: t0)) }
+        }
+    }
+
+    @Test func twoHandlesOnOneFileSerialiseWrites() throws {
+        let a = try open(), b = try open()
+        let p = try a.write { try $0.insertPurchase(key: "K", masterKey: [1], badgeType: .supporter, at: t0) }
+        try b.write { try $0.appendLedger(purchaseId: p.id, expectedCount: 0, entries: [entry("x", change: 1, balance: 1, type: .credit(.support), at: t0)]) }
+        #expect(try a.read { try $0.ledger(purchaseId: p.id) }.count == 1)
+        #expect(throws: StorageError.self) {
+            try a.write { try $0.appendLedger(purchaseId: p.id, expectedCount: 0, entries: [entry("y", change: 1, balance: 1, type: .credit(.support), at: t0)]) }
+        }
+    }
+}
+
+@Suite struct MigrationTests {
+    let dir = TemporaryDirectory("migrations")
+
+    @Test func refusesADatabaseFromANewerService() throws {
+        let path = dir.file("db.sqlite")
+        _ = try SQLiteBadgeStore(path: path)
+        let raw = try SQLiteBadgeStore(path: path)
+        // Simulate a newer service having migrated further.
+        try raw.database.executeForTesting("INSERT INTO schema_migrations (version, applied_at) VALUES (999, 0)")
+        #expect {
+            _ = try SQLiteBadgeStore(path: path)
+        } throws: { error in
+            if case StorageError.newerSchema(found: 999, supported: _) = error { return true } else { return false }
+        }
+    }
+
+    @Test func usesWriteAheadLogging() throws {
+        let store = try SQLiteBadgeStore(path: dir.file("db.sqlite"))
+        #expect(try store.database.journalMode() == "wal")
+    }
+}
