@@ -37,10 +37,11 @@ let package = Package(
         .target(name: "Handlers",
                 dependencies: ["Schema", "RequestAuth", "Credentials", "Ledger", "Storage", "Crypto", "BadgeCore"],
                 swiftSettings: strict),
-        .executableTarget(name: "badge-service",
-                          dependencies: ["HTTPServer", "Handlers", "Schema", "RequestAuth", "Credentials",
-                                         "Ledger", "Storage", "Crypto", "BBS", "BadgeCore"],
-                          swiftSettings: strict),
+        .target(name: "Service",
+                dependencies: ["HTTPServer", "Handlers", "Schema", "RequestAuth", "Credentials",
+                               "Ledger", "Storage", "Crypto", "BBS", "BadgeCore"],
+                swiftSettings: strict),
+        .executableTarget(name: "badge-service", dependencies: ["Service"], swiftSettings: strict),
 
         .testTarget(name: "BadgeCoreTests", dependencies: ["TestSupport", "BadgeCore"], swiftSettings: strict),
         .testTarget(name: "CryptoTests", dependencies: ["TestSupport", "Crypto"], swiftSettings: strict),
@@ -52,6 +53,7 @@ let package = Package(
         .testTarget(name: "LedgerTests", dependencies: ["TestSupport", "Ledger", "Crypto"], swiftSettings: strict),
         .testTarget(name: "StorageTests", dependencies: ["TestSupport", "Storage"], swiftSettings: strict),
         .testTarget(name: "HandlersTests", dependencies: ["TestSupport", "Handlers"], swiftSettings: strict),
+        .testTarget(name: "ServiceTests", dependencies: ["TestSupport", "Service"], swiftSettings: strict),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Schema", "Crypto", "RequestAuth"], swiftSettings: strict),
     ]
 )

@@ -1,1 +1,1 @@
-print("badge-service: not built yet")
+print("badge-service: wiring in progress")

@@ -1,0 +1,132 @@
+import Service
+import TestSupport
+import Testing
+
+@Suite struct INIFileTests {
+    @Test func parsesSectionsKeysAndComments() throws {
+        let ini = try INIFile(parsing: """
+            # comment
+            ; also a comment
+            [server]
+            listen = 0.0.0.0:9000
+              max_body=1024  \r
+
+            [rpc]
+            front_token = a=b=c
+            """)
+        #expect(ini.value("server", "listen") == "0.0.0.0:9000")
+        #expect(ini.value("server", "max_body") == "1024")
+        #expect(ini.value("rpc", "front_token") == "a=b=c")
+        #expect(ini.value("rpc", "missing") == nil)
+        #expect(ini.has("rpc") && !ini.has("apple"))
+    }
+
+    @Test(arguments: [
+        ("key = value", 1), ("[server]\nlisten", 2), ("[server\n", 1), ("[]\n", 1), ("[a]\n[a]\n", 2),
+        ("[a]\nk = 1\nk = 2\n", 3), ("[a]\n = 1\n", 2),
+    ])
+    func refusesMalformedLinesNamingTheLine(_ text: String, _ line: Int) {
+        #expect {
+            _ = try INIFile(parsing: text)
+        } throws: { error in
+            if case ConfigurationError.syntax(let l, _) = error { return l == line } else { return false }
+        }
+    }
+}
+
+@Suite struct ServiceConfigurationTests {
+    let dir = TemporaryDirectory("config")
+
+    func write(_ text: String) throws -> String {
+        let path = dir.file("badge_service.ini")
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test func defaultsAreTheEmbeddedDeployment() throws {
+        let c = try ServiceConfiguration.load(file: nil, environment: [:])
+        #expect(c.listenHost == "127.0.0.1" && c.listenPort == 8080)
+        #expect(c.databasePath == "badge-data/badges.sqlite")
+        #expect(c.issuerKeyFile == "badge-data/issuer-keys.json")
+        #expect(c.maxBody == 65536 && c.maxHead == 16384 && c.maxFields == 100 && c.maxRequestTarget == 8192)
+        #expect(c.headTimeoutSeconds == 10 && c.idleTimeoutSeconds == 60 && c.signatureWindowSeconds == 300)
+        #expect(c.apple == nil && c.google == nil && c.stripe == nil && c.btcpay == nil)
+        #expect(!c.creditTestPurchases && !c.askStoreEveryRequest)
+        #expect(c.frontToken == nil)
+        #expect(c.warnings.isEmpty)
+    }
+
+    @Test func fileThenEnvironment() throws {
+        let path = try write("""
+            [server]
+            listen = 127.0.0.1:9090
+            signature_window = 60
+            data_dir = /var/lib/badges
+            access_log = off
+            [apple]
+            bundle_id = chat.simplex.app
+            [development]
+            credit_test_purchases = on
+            """)
+        let c = try ServiceConfiguration.load(file: path, environment: [
+            "BADGE_SERVICE_SERVER_LISTEN": "127.0.0.1:7070",
+            "BADGE_SERVICE_RPC_FRONT_TOKEN": String(repeating: "t", count: 40),
+            "BADGE_SERVICE_GOOGLE_PACKAGE_NAME": "chat.simplex.app",
+        ])
+        #expect(c.listenPort == 7070)
+        #expect(c.signatureWindowSeconds == 60)
+        #expect(c.databasePath == "/var/lib/badges/badges.sqlite")
+        #expect(!c.accessLog)
+        #expect(c.apple == ["bundle_id": "chat.simplex.app"])
+        #expect(c.google == ["package_name": "chat.simplex.app"])
+        #expect(c.frontToken?.count == 40)
+        #expect(c.creditTestPurchases)
+    }
+
+    @Test func warnsAboutUnknownKeysAndSections() throws {
+        let path = try write("[server]\nlisten = 127.0.0.1:1\nlisten_port = 3\n[mystery]\na = b\n[apple]\nbundle = x\n")
+        let c = try ServiceConfiguration.load(file: path, environment: [:])
+        #expect(c.warnings.count == 3)
+        #expect(c.warnings.contains { $0.contains("listen_port") })
+        #expect(c.warnings.contains { $0.contains("[mystery]") })
+    }
+
+    @Test(arguments: [
+        "[server]\nlisten = nowhere\n", "[server]\nmax_body = -1\n", "[server]\naccess_log = yes\n",
+        "[server]\nhead_timeout = 10s\n", "[rpc]\nfront_token = short\n", "[server]\nlisten = :80\n",
+        "[server]\nlisten = 127.0.0.1:70000\n",
+    ])
+    func refusesBadValues(_ text: String) throws {
+        let path = try write(text)
+        #expect(throws: ConfigurationError.self) { try ServiceConfiguration.load(file: path, environment: [:]) }
+    }
+
+    @Test func badEnvironmentValueIsAnError() {
+        #expect(throws: ConfigurationError.self) {
+            try ServiceConfiguration.load(file: nil, environment: ["BADGE_SERVICE_SERVER_MAX_FIELDS": "lots"])
+        }
+    }
+
+    @Test func missingFileIsAnError() {
+        #expect(throws: ConfigurationError.self) {
+            try ServiceConfiguration.load(file: dir.file("nope.ini"), environment: [:])
+        }
+    }
+
+    @Test func frontTokenValueIsNeverEchoed() throws {
+        let secret = "s3cr3t"
+        let path = try write("[rpc]\nfront_token = \(secret)\n")
+        do {
+            _ = try ServiceConfiguration.load(file: path, environment: [:])
+            Issue.record("short token accepted")
+        } catch {
+            #expect(!error.description.contains(secret))
+        }
+    }
+
+    @Test func ipv6Listen() throws {
+        var c = ServiceConfiguration()
+        try c.setListen("[::1]:8081")
+        #expect(c.listenHost == "::1" && c.listenPort == 8081)
+    }
+}
