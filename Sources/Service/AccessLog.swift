@@ -1,0 +1,57 @@
+import BadgeCore
+import Foundation
+
+/// One JSON line per request: time, method, path, status, command, result code, duration.
+/// Never bodies, headers, keys, codes or receipts — only what is listed here.
+public final class AccessLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private let write: @Sendable (String) -> Void
+
+    /// Writes lines through `write` (standard output by default).
+    public init(write: @escaping @Sendable (String) -> Void = AccessLog.standardOutput) {
+        self.write = write
+    }
+
+    public static let standardOutput: @Sendable (String) -> Void = { line in
+        FileHandle.standardOutput.write(Data(line.utf8))
+    }
+
+    /// Logs one request. `command` and `result` are protocol words, never client-supplied text.
+    public func record(at time: Timestamp, method: String, path: String, status: Int, command: String?, result: String?,
+                       seconds: Double) {
+        var line = "{\"ts\":\"\(RFC3339.format(time))\",\"method\":\(quote(method)),\"path\":\(quote(path)),\"status\":\(status)"
+        if let command { line += ",\"command\":\(quote(command))" }
+        if let result { line += ",\"result\":\(quote(result))" }
+        line += ",\"durationMs\":\(String(format: "%.3f", seconds * 1000))}\n"
+        lock.lock()
+        defer { lock.unlock() }
+        write(line)
+    }
+
+    /// A JSON string literal; method and path come from the request line, so escape everything.
+    private func quote(_ s: String) -> String {
+        var out = "\""
+        for u in s.unicodeScalars {
+            switch u {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case _ where u.value < 0x20 || u.value == 0x7F: out += String(format: "\\u%04x", u.value)
+            default: out.unicodeScalars.append(u)
+            }
+        }
+        return out + "\""
+    }
+}
+
+/// Operator-facing messages (startup, warnings, failures) as JSON lines on standard error.
+public enum ServiceLog {
+    public static func info(_ message: String) { emit("info", message) }
+    public static func warning(_ message: String) { emit("warning", message) }
+    public static func error(_ message: String) { emit("error", message) }
+
+    private static func emit(_ level: String, _ message: String) {
+        let escaped = message.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+            .replacingOccurrences(of: "\n", with: "\\n")
+        FileHandle.standardError.write(Data("{\"level\":\"\(level)\",\"message\":\"\(escaped)\"}\n".utf8))
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+
+/// Counters and histograms for `GET /metrics` (Prometheus text format 0.0.4).
+///
+/// One lock guards everything: updates are a few additions per request, far cheaper than
+/// the request itself, and a single lock keeps each scrape consistent.
+public final class Metrics: @unchecked Sendable {
+    /// Upper bounds of the latency buckets, in seconds.
+    public static let latencyBuckets: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+
+    private struct Histogram {
+        var counts = [UInt64](repeating: 0, count: Metrics.latencyBuckets.count)
+        var total: UInt64 = 0
+        var sum: Double = 0
+    }
+
+    private let lock = NSLock()
+    private var requests: [String: [String: UInt64]] = [:]   // command -> result -> count
+    private var latency: [String: Histogram] = [:]          // command -> histogram
+    private var statuses: [Int: UInt64] = [:]
+    private var storeCalls: [String: [String: UInt64]] = [:] // store -> outcome -> count
+    private let openConnections: @Sendable () -> Int
+
+    /// `openConnections` is read at scrape time (the HTTP server's gauge).
+    public init(openConnections: @escaping @Sendable () -> Int = { 0 }) {
+        self.openConnections = openConnections
+    }
+
+    /// Records one answered request: its command (or route), result code, HTTP status and duration.
+    public func recordRequest(command: String, result: String, status: Int, seconds: Double) {
+        lock.lock()
+        defer { lock.unlock() }
+        requests[command, default: [:]][result, default: 0] += 1
+        statuses[status, default: 0] += 1
+        var h = latency[command] ?? Histogram()
+        if let i = Metrics.latencyBuckets.firstIndex(where: { seconds <= $0 }) { h.counts[i] += 1 }
+        h.total += 1
+        h.sum += seconds
+        latency[command] = h
+    }
+
+    /// Records one call to an outside store or provider and how it ended.
+    public func recordStoreCall(store: String, outcome: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        storeCalls[store, default: [:]][outcome, default: 0] += 1
+    }
+
+    /// The exposition text.
+    public func render() -> String {
+        lock.lock()
+        let requests = self.requests, latency = self.latency, statuses = self.statuses, storeCalls = self.storeCalls
+        lock.unlock()
+        var out = ""
+        out += "# HELP badge_requests_total Requests answered, by command and result code.\n"
+        out += "# TYPE badge_requests_total counter\n"
+        for (command, results) in requests.sorted(by: { $0.key < $1.key }) {
+            for (result, n) in results.sorted(by: { $0.key < $1.key }) {
+                out += "badge_requests_total{command=\"\(escape(command))\",result=\"\(escape(result))\"} \(n)\n"
+            }
+        }
+        out += "# HELP badge_http_responses_total Responses sent, by HTTP status.\n"
+        out += "# TYPE badge_http_responses_total counter\n"
+        for (status, n) in statuses.sorted(by: { $0.key < $1.key }) {
+            out += "badge_http_responses_total{status=\"\(status)\"} \(n)\n"
+        }
+        out += "# HELP badge_request_duration_seconds Time from a complete request to its response, by command.\n"
+        out += "# TYPE badge_request_duration_seconds histogram\n"
+        for (command, h) in latency.sorted(by: { $0.key < $1.key }) {
+            var cumulative: UInt64 = 0
+            for (i, bound) in Metrics.latencyBuckets.enumerated() {
+                cumulative += h.counts[i]
+                out += "badge_request_duration_seconds_bucket{command=\"\(escape(command))\",le=\"\(bound)\"} \(cumulative)\n"
+            }
+            out += "badge_request_duration_seconds_bucket{command=\"\(escape(command))\",le=\"+Inf\"} \(h.total)\n"
+            out += "badge_request_duration_seconds_sum{command=\"\(escape(command))\"} \(h.sum)\n"
+            out += "badge_request_duration_seconds_count{command=\"\(escape(command))\"} \(h.total)\n"
+        }
+        out += "# HELP badge_store_calls_total Calls to stores and payment providers, by outcome.\n"
+        out += "# TYPE badge_store_calls_total counter\n"
+        for (store, outcomes) in storeCalls.sorted(by: { $0.key < $1.key }) {
+            for (outcome, n) in outcomes.sorted(by: { $0.key < $1.key }) {
+                out += "badge_store_calls_total{store=\"\(escape(store))\",outcome=\"\(escape(outcome))\"} \(n)\n"
+            }
+        }
+        out += "# HELP badge_open_connections HTTP connections open now.\n"
+        out += "# TYPE badge_open_connections gauge\n"
+        out += "badge_open_connections \(openConnections())\n"
+        return out
+    }
+
+    private func escape(_ s: String) -> String {
+        s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+            .replacingOccurrences(of: "\n", with: "\\n")
+    }
+}
