@@ -1,1 +1,4 @@
-print("badge-service: wiring in progress")
+import Foundation
+import Service
+
+exit(BadgeServiceCLI.run(Array(CommandLine.arguments.dropFirst())))

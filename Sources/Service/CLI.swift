@@ -1,0 +1,114 @@
+import BadgeCore
+import Foundation
+import Storage
+
+/// Where a command writes: standard output for results, standard error for messages.
+public struct CommandOutput: Sendable {
+    public var out: @Sendable (String) -> Void
+    public var err: @Sendable (String) -> Void
+
+    public init(out: @escaping @Sendable (String) -> Void, err: @escaping @Sendable (String) -> Void) {
+        self.out = out
+        self.err = err
+    }
+
+    public static let standard = CommandOutput(
+        out: { FileHandle.standardOutput.write(Data(($0 + "\n").utf8)) },
+        err: { FileHandle.standardError.write(Data(($0 + "\n").utf8)) })
+}
+
+/// A command failed at run time (not a usage mistake): one line, exit status 1.
+public struct CommandFailure: Error, CustomStringConvertible {
+    public let message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// The `badge-service` command line (ARCHITECTURE.md §3).
+public enum BadgeServiceCLI {
+    static let usage = """
+        badge-service — sells and issues SimpleX Chat supporter badges over HTTP/1.1 + JSON
+
+        Usage: badge-service <command> [options]
+
+        Commands:
+          serve     run the service (default: 127.0.0.1:8080, data in ./badge-data)
+          issuer    issuer BBS keys: keygen, show, add, sign, verify
+          codes     redemption codes: create, revoke, list
+          catalog   prices and offers: list, add-price, add-offer, deprecate, disable
+          ledger    a purchase's months ledger: show, credit
+          client    a signing client to try the service from a shell
+
+        Every command takes --config FILE (INI) and --data DIR; --help shows its options.
+        """
+
+    /// Runs one command line (without the program name); returns the exit status.
+    public static func run(_ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment,
+                           output: CommandOutput = .standard) -> Int32 {
+        var args = CommandLineArguments(Array(arguments.dropFirst()))
+        guard let command = arguments.first else {
+            output.err("badge-service: missing command (see badge-service --help)")
+            return 2
+        }
+        if command == "--help" || command == "-h" || command == "help" {
+            output.out(usage)
+            return 0
+        }
+        do {
+            switch command {
+            case "serve": return try ServeCommand.run(&args, environment: environment, output: output)
+            case "catalog": try CatalogCommand.run(&args, environment: environment, output: output)
+            case "issuer": try IssuerCommand.run(&args, environment: environment, output: output)
+            case "codes": try CodesCommand.run(&args, environment: environment, output: output)
+            case "ledger": try LedgerCommand.run(&args, environment: environment, output: output)
+            case "client": try ClientCommand.run(&args, environment: environment, output: output)
+            default: throw UsageError("unknown command '\(command)'")
+            }
+            return 0
+        } catch let e as UsageError {
+            output.err("badge-service: \(e.message) (see badge-service \(command) --help)")
+            return 2
+        } catch {
+            output.err("badge-service: \(describe(error))")
+            return 1
+        }
+    }
+
+    static func describe(_ error: any Error) -> String {
+        if let e = error as? any CustomStringConvertible { return e.description }
+        return String(describing: error)
+    }
+}
+
+/// The options every command shares: `--config FILE` and `--data DIR`.
+struct CommonOptions {
+    var configuration: ServiceConfiguration
+
+    static func parse(_ args: inout CommandLineArguments, environment: [String: String]) throws -> CommonOptions {
+        let file = try args.option("config")
+        var config = try ServiceConfiguration.load(file: file, environment: environment)
+        if let data = try args.option("data") {
+            guard !data.isEmpty else { throw UsageError("--data needs a directory") }
+            config.dataDirectory = data
+        }
+        return CommonOptions(configuration: config)
+    }
+
+    /// Opens the database, creating the data directory if needed.
+    func openStore() throws -> SQLiteBadgeStore {
+        let path = configuration.databasePath
+        let dir = (path as NSString).deletingLastPathComponent
+        if !dir.isEmpty {
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+        }
+        return try SQLiteBadgeStore(path: path)
+    }
+}
+
+/// Whole seconds of the system clock: the ledger and the expiry rule work in whole seconds.
+public let systemClock: @Sendable () -> Timestamp = {
+    var ts = timespec()
+    clock_gettime(CLOCK_REALTIME, &ts)
+    return Timestamp(seconds: Int64(ts.tv_sec))
+}
