@@ -75,8 +75,7 @@ public enum BadgeServiceCLI {
     }
 
     static func describe(_ error: any Error) -> String {
-        if let e = error as? any CustomStringConvertible { return e.description }
-        return String(describing: error)
+        String(describing: error)
     }
 }
 
