@@ -16,6 +16,12 @@ public struct LedgerViolation: Error, Hashable, Sendable, CustomStringConvertibl
     public var entryId: String
     public var reason: Reason
 
+    public init(index: Int, entryId: String, reason: Reason) {
+        self.index = index
+        self.entryId = entryId
+        self.reason = reason
+    }
+
     public enum Reason: Hashable, Sendable {
         /// `changeMonths` outside int16, or `balanceMonths` negative or beyond uint16.
         case outOfRange(changeMonths: Int, balanceMonths: Int)

@@ -42,6 +42,11 @@ public enum UnattachedStatementForm: Hashable, Sendable {
 public struct StatementAnswer: Hashable, Sendable {
     public var statement: Statement
     public var assertion: BalanceAssertion
+
+    public init(statement: Statement, assertion: BalanceAssertion) {
+        self.statement = statement
+        self.assertion = assertion
+    }
 }
 
 /// The statement answering `asserted` against the purchase's stored `rows` (oldest first):
