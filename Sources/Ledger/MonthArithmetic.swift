@@ -51,4 +51,8 @@ extension LedgerEntry {
         let elapsed = monthsBetween(from: balanceAnchorTs, to: t) - monthsFromAnchor
         return min(max(elapsed, 0), balanceMonths)
     }
+
+    /// The effective balance at `t` (what the client shows): months not yet run out, whether
+    /// issued later or running now unissued.
+    public func usableMonths(at t: Timestamp) -> Int { balanceMonths - elapsedMonths(at: t) }
 }

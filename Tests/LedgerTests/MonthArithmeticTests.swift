@@ -111,5 +111,7 @@ import Testing
         #expect(entry.elapsedMonths(at: at(2026, 5, 20)) == 1)
         #expect(entry.elapsedMonths(at: at(2026, 6, 10, 11)) == 2)
         #expect(entry.elapsedMonths(at: at(2030, 1, 1)) == 2)
+        #expect(entry.usableMonths(at: at(2026, 5, 20)) == 1)
+        #expect(entry.usableMonths(at: at(2030, 1, 1)) == 0)
     }
 }
