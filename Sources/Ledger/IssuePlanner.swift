@@ -125,9 +125,8 @@ public func planEnding(from tip: LedgerEntry, debit: LedgerDebit, at now: Timest
         rows.append(lapsed)
         last = lapsed
     }
-    var always = false
-    if case .transferOut = debit { always = true }
-    if last.balanceMonths > 0 || always {
+    let writtenWhenEmpty = if case .transferOut = debit { true } else { false }
+    if last.balanceMonths > 0 || writtenWhenEmpty {
         rows.append(try last.debit(debit, months: last.balanceMonths, at: t, newId: newId))
     }
     return rows
