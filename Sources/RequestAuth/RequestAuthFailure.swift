@@ -36,6 +36,8 @@ public enum RequestAuthFailure: Error, Hashable, Sendable {
     case missingRequiredComponent(RequiredComponent)
     /// The same component identifier is covered twice.
     case duplicateComponent
+    /// More components than ``RequestSignaturePolicy/maximumCoveredComponents``.
+    case tooManyComponents
     /// A covered component is not an sf-string, names a field in upper case, or is `@signature-params`.
     case malformedComponent
     /// A covered component or component parameter this service does not implement.
@@ -88,7 +90,7 @@ public enum RequestAuthFailure: Error, Hashable, Sendable {
         case .signatureFieldsIncomplete, .malformedSignatureInput, .malformedSignature, .multipleSignatures,
              .signatureLabelMismatch, .malformedSignatureParameter, .missingCreated, .missingKeyID,
              .keyIDNotPurchaseKey, .unsupportedAlgorithm, .signatureExpired, .signatureStale,
-             .signatureCreatedInFuture, .missingRequiredComponent, .duplicateComponent, .malformedComponent,
+             .signatureCreatedInFuture, .missingRequiredComponent, .duplicateComponent, .tooManyComponents, .malformedComponent,
              .unsupportedComponent, .coveredFieldAbsent, .invalidComponentValue, .contentDigestMissing,
              .contentDigestMalformed, .contentDigestWithoutSHA256, .contentDigestMismatch,
              .signatureWrongLength, .signatureMismatch, .signerKeyWithoutTrustedFront, .frontTokenMissing,
@@ -119,6 +121,7 @@ public enum RequestAuthFailure: Error, Hashable, Sendable {
         case .missingRequiredComponent(let c):
             c == .path ? "signature does not cover \"@path\" or \"@target-uri\"" : "signature does not cover \"\(c.rawValue)\""
         case .duplicateComponent: "a component is covered more than once"
+        case .tooManyComponents: "the signature covers more components than allowed"
         case .malformedComponent: "a covered component identifier is malformed"
         case .unsupportedComponent: "a covered component or component parameter is not supported"
         case .coveredFieldAbsent: "a covered header field is absent from the request"

@@ -5,10 +5,13 @@ import Crypto
 public struct RequestSignaturePolicy: Hashable, Sendable {
     /// How far `created` may lie from now, either way, in seconds (ARCHITECTURE §2: default 300).
     public var freshnessWindowSeconds: Int64
+    /// The most components one signature may cover (our signer covers at most 6).
+    public var maximumCoveredComponents: Int
 
-    public init(freshnessWindowSeconds: Int64 = 300) {
+    public init(freshnessWindowSeconds: Int64 = 300, maximumCoveredComponents: Int = 32) {
         precondition(freshnessWindowSeconds >= 0, "freshness window must not be negative")
         self.freshnessWindowSeconds = freshnessWindowSeconds
+        self.maximumCoveredComponents = maximumCoveredComponents
     }
 }
 
@@ -178,16 +181,19 @@ package struct KeyIDCheck: SignatureCheck {
 package struct CoveredComponentsCheck: SignatureCheck {
     package init() {}
     package func evaluate(_ e: inout SignatureEvaluation) -> RequestAuthFailure? {
+        // Each component costs a field lookup (and maybe a parse) when the base is built; the cap
+        // bounds that work for a request nobody has authenticated yet.
+        guard e.input.items.count <= e.policy.maximumCoveredComponents else { return .tooManyComponents }
         var plain: Set<String> = []
-        var seen: [(String, Set<SFParameters.Entry>)] = []
+        var seen: Set<ComponentIdentity> = []
         for component in e.input.items {
             guard case .string(let name) = component.bareItem, !name.isEmpty, name != "@signature-params" else {
                 return .malformedComponent
             }
-            let parameters = Set(component.parameters.entries)
-            if seen.contains(where: { $0.0 == name && $0.1 == parameters }) { return .duplicateComponent }
-            seen.append((name, parameters))
-            if parameters.isEmpty { plain.insert(name) }
+            guard seen.insert(ComponentIdentity(name: name, parameters: component.parameters)).inserted else {
+                return .duplicateComponent
+            }
+            if component.parameters.isEmpty { plain.insert(name) }
         }
         if !plain.contains("@method") { return .missingRequiredComponent(.method) }
         if !plain.contains("@path"), !plain.contains("@target-uri") { return .missingRequiredComponent(.path) }

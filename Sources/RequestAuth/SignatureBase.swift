@@ -18,6 +18,17 @@ package enum SignatureBaseError: Error, Hashable, Sendable {
     case invalidComponentValue
 }
 
+/// What makes two covered components the same (§2): the name and the parameters, in any order.
+package struct ComponentIdentity: Hashable, Sendable {
+    package let name: String
+    package let parameters: Set<SFParameters.Entry>
+
+    package init(name: String, parameters: SFParameters) {
+        self.name = name
+        self.parameters = Set(parameters.entries)
+    }
+}
+
 /// Builds RFC 9421 signature bases.
 package enum SignatureBase {
     /// Dictionary-typed fields `sf` and `key` may be applied to. `sf` on other fields is refused
@@ -30,15 +41,13 @@ package enum SignatureBase {
     /// plus signature parameters) over `request`.
     package static func build(for request: SignedRequest, input: SFInnerList) throws(SignatureBaseError) -> String {
         var lines: [String] = []
-        var seen: [(name: String, parameters: Set<SFParameters.Entry>)] = []
+        var seen: Set<ComponentIdentity> = []
         for component in input.items {
             guard case .string(let name) = component.bareItem, !name.isEmpty else { throw .malformedComponent }
             if name == "@signature-params" { throw .signatureParamsCovered }
-            let identity = (name: name, parameters: Set(component.parameters.entries))
-            if seen.contains(where: { $0.name == identity.name && $0.parameters == identity.parameters }) {
+            guard seen.insert(ComponentIdentity(name: name, parameters: component.parameters)).inserted else {
                 throw .duplicateComponent
             }
-            seen.append(identity)
             let value = name.hasPrefix("@")
                 ? try derivedValue(name, parameters: component.parameters, request: request)
                 : try fieldValue(name, parameters: component.parameters, request: request)

@@ -32,6 +32,8 @@ package struct SFParameters: Hashable, Sendable, Sequence {
     }
 
     package private(set) var entries: [Entry] = []
+    // Key → position, so parsing a long field stays linear (the fields arrive unauthenticated).
+    private var index: [String: Int] = [:]
 
     package init() {}
 
@@ -40,15 +42,24 @@ package struct SFParameters: Hashable, Sendable, Sequence {
     }
 
     package subscript(key: String) -> SFBareItem? {
-        get { entries.first { $0.key == key }?.value }
+        get { index[key].map { entries[$0].value } }
         set {
-            if let i = entries.firstIndex(where: { $0.key == key }) {
-                if let newValue { entries[i].value = newValue } else { entries.remove(at: i) }
+            if let i = index[key] {
+                if let newValue {
+                    entries[i].value = newValue
+                } else {
+                    entries.remove(at: i)
+                    index = Dictionary(uniqueKeysWithValues: entries.enumerated().map { ($1.key, $0) })
+                }
             } else if let newValue {
+                index[key] = entries.count
                 entries.append(Entry(key: key, value: newValue))
             }
         }
     }
+
+    package static func == (a: SFParameters, b: SFParameters) -> Bool { a.entries == b.entries }
+    package func hash(into hasher: inout Hasher) { hasher.combine(entries) }
 
     package var isEmpty: Bool { entries.isEmpty }
     package var keys: [String] { entries.map(\.key) }
@@ -91,6 +102,8 @@ package struct SFDictionary: Hashable, Sendable {
     }
 
     package private(set) var entries: [Entry] = []
+    // Key → position, as in SFParameters.
+    private var index: [String: Int] = [:]
 
     package init() {}
 
@@ -99,15 +112,24 @@ package struct SFDictionary: Hashable, Sendable {
     }
 
     package subscript(key: String) -> SFMember? {
-        get { entries.first { $0.key == key }?.member }
+        get { index[key].map { entries[$0].member } }
         set {
-            if let i = entries.firstIndex(where: { $0.key == key }) {
-                if let newValue { entries[i].member = newValue } else { entries.remove(at: i) }
+            if let i = index[key] {
+                if let newValue {
+                    entries[i].member = newValue
+                } else {
+                    entries.remove(at: i)
+                    index = Dictionary(uniqueKeysWithValues: entries.enumerated().map { ($1.key, $0) })
+                }
             } else if let newValue {
+                index[key] = entries.count
                 entries.append(Entry(key: key, member: newValue))
             }
         }
     }
+
+    package static func == (a: SFDictionary, b: SFDictionary) -> Bool { a.entries == b.entries }
+    package func hash(into hasher: inout Hasher) { hasher.combine(entries) }
 
     package var count: Int { entries.count }
     package var keys: [String] { entries.map(\.key) }

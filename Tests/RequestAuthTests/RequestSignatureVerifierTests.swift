@@ -171,6 +171,33 @@ import Testing
         expectRefused(Fixture.signed(key: key, components: Fixture.defaultComponents + #" "@method""#), .duplicateComponent)
     }
 
+    @Test func tooManyComponents() {
+        var r = Fixture.request()
+        var names: [String] = []
+        for i in 0..<28 {
+            r.headers.append(("X-F\(i)", "v"))
+            names.append("\"x-f\(i)\"")
+        }
+        let components = Fixture.defaultComponents + " " + names.joined(separator: " ")  // 33 components
+        expectRefused(Fixture.signed(r, key: key, components: components), .tooManyComponents)
+        let relaxed = RequestSignatureVerifier(policy: RequestSignaturePolicy(maximumCoveredComponents: 33))
+        guard case .valid = relaxed.verify(Fixture.signed(r, key: key, components: components), now: Fixture.now) else {
+            Issue.record("33 components allowed by policy"); return
+        }
+    }
+
+    @Test func hugeSignatureInputIsRefusedCheaply() {
+        // About the 16 KiB head limit of unauthenticated input: thousands of labels, then of components.
+        let labels = (0..<3000).map { "l\($0)=()" }.joined(separator: ",")
+        let clock = ContinuousClock()
+        let elapsed = clock.measure {
+            expectRefused(Fixture.signed(key: key).setting("Signature-Input", labels), .multipleSignatures)
+            let components = (0..<3000).map { "\"x\($0)\"" }.joined(separator: " ")
+            expectRefused(Fixture.signed(key: key, components: components), .tooManyComponents)
+        }
+        #expect(elapsed < .seconds(2))
+    }
+
     @Test func coveredFieldAbsent() {
         expectRefused(Fixture.signed(key: key, components: Fixture.defaultComponents + #" "x-absent""#), .coveredFieldAbsent)
     }
@@ -288,7 +315,7 @@ import Testing
             .signatureLabelMismatch, .malformedSignatureParameter, .missingCreated, .missingKeyID, .keyIDNotPurchaseKey,
             .unsupportedAlgorithm, .signatureExpired, .signatureStale, .signatureCreatedInFuture,
             .missingRequiredComponent(.method), .missingRequiredComponent(.path), .missingRequiredComponent(.contentDigest),
-            .duplicateComponent, .malformedComponent, .unsupportedComponent, .coveredFieldAbsent, .invalidComponentValue,
+            .duplicateComponent, .tooManyComponents, .malformedComponent, .unsupportedComponent, .coveredFieldAbsent, .invalidComponentValue,
             .contentDigestMissing, .contentDigestMalformed, .contentDigestWithoutSHA256, .contentDigestMismatch,
             .signatureWrongLength, .signatureMismatch, .signerKeyWithoutTrustedFront, .frontTokenMissing,
             .frontTokenMismatch, .malformedSignerKey, .ambiguousAuthentication,

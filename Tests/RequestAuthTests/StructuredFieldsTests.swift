@@ -85,6 +85,19 @@ import Testing
         }
     }
 
+    @Test func removingAMemberKeepsLookupsRight() throws {
+        var dict = try StructuredFieldParser.dictionary("a=1, b=2, c=3")
+        dict["a"] = nil
+        #expect(dict.keys == ["b", "c"])
+        #expect(dict["c"] == .item(SFItem(.integer(3))))
+        dict["a"] = .item(SFItem(.integer(4)))
+        #expect(dict.keys == ["b", "c", "a"])
+        #expect(dict == (try StructuredFieldParser.dictionary("b=2, c=3, a=4")))
+        var params = SFParameters([("x", .integer(1)), ("y", .integer(2))])
+        params["x"] = nil
+        #expect(params["y"] == .integer(2) && params.keys == ["y"])
+    }
+
     @Test func emptyDictionaryAndList() throws {
         #expect(try StructuredFieldParser.dictionary("").count == 0)
         #expect(try StructuredFieldParser.list("   ").isEmpty)
