@@ -13,7 +13,7 @@ public enum RequestAuthVerdict: Hashable, Sendable {
 
 /// A signer whose key authentication has established.
 public struct VerifiedSigner: Hashable, Sendable {
-    /// How the key was established.
+    /// The ways a key can be established.
     public enum Source: Hashable, Sendable {
         /// An RFC 9421 signature with this label and `created` time (Unix seconds) verified.
         case httpSignature(label: String, created: Int64)
@@ -25,8 +25,10 @@ public struct VerifiedSigner: Hashable, Sendable {
     public let publicKey: Ed25519PublicKey
     /// The key as received (`keyid` or `Badge-Signer-Key`): the canonical purchase key text.
     public let keyID: String
+    /// How the key was established.
     public let source: Source
 
+    /// A signer as the pipeline establishes it (public for tests and fakes of the RPC layer).
     public init(publicKey: Ed25519PublicKey, keyID: String, source: Source) {
         self.publicKey = publicKey
         self.keyID = keyID

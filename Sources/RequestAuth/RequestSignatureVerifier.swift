@@ -8,6 +8,7 @@ public struct RequestSignaturePolicy: Hashable, Sendable {
     /// The most components one signature may cover (our signer covers at most 6).
     public var maximumCoveredComponents: Int
 
+    /// Defaults: ±300 s, 32 components.
     public init(freshnessWindowSeconds: Int64 = 300, maximumCoveredComponents: Int = 32) {
         precondition(freshnessWindowSeconds >= 0, "freshness window must not be negative")
         self.freshnessWindowSeconds = freshnessWindowSeconds
@@ -18,8 +19,10 @@ public struct RequestSignaturePolicy: Hashable, Sendable {
 /// Verifies the RFC 9421 Ed25519 signature and RFC 9530 `Content-Digest` of a request
 /// (ARCHITECTURE §2) through an ordered list of small checks; the first failure decides.
 public struct RequestSignatureVerifier: Sendable {
+    /// What this verifier tolerates.
     public let policy: RequestSignaturePolicy
 
+    /// A verifier with `policy` (default ±300 s).
     public init(policy: RequestSignaturePolicy = RequestSignaturePolicy()) {
         self.policy = policy
     }

@@ -9,8 +9,11 @@ import Crypto
 public struct RequestSigner: Sendable {
     /// The headers to add to the request (the caller sends `Content-Type` itself, with the value signed).
     public struct Headers: Hashable, Sendable {
+        /// The `Content-Digest` value (`sha-256=:…:`).
         public let contentDigest: String
+        /// The `Signature-Input` value (`<label>=(…);created=…;keyid="…";alg="ed25519"`).
         public let signatureInput: String
+        /// The `Signature` value (`<label>=:…:`).
         public let signature: String
 
         /// `Content-Digest`, `Signature-Input`, `Signature`, ready to append to a request.
@@ -22,10 +25,12 @@ public struct RequestSigner: Sendable {
     /// The request cannot be signed: a value a signature base cannot hold (controls, non-ASCII).
     public struct SigningError: Error, Hashable, Sendable {}
 
+    /// The purchase key pair signing; its public half becomes `keyid`.
     public let key: Ed25519PrivateKey
     /// The signature label; not signed, any RFC 8941 key.
     public let label: String
 
+    /// A signer for `key`; `label` must be an RFC 8941 key (traps otherwise: a programming error).
     public init(key: Ed25519PrivateKey, label: String = "sig1") {
         precondition((try? StructuredFieldSerializer.key(label)) != nil, "signature label must be an RFC 8941 key")
         self.key = key

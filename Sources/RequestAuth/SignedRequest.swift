@@ -18,6 +18,7 @@ public struct SignedRequest: Sendable {
     /// The content as received (after content-coding, before transfer-coding).
     public var body: [UInt8]
 
+    /// A received request; `query` nil means no `?` in the target.
     public init(method: String, path: String, query: String? = nil, authority: String, scheme: String = "http",
                 headers: [(name: String, value: String)], body: [UInt8]) {
         self.method = method

@@ -44,6 +44,7 @@ public struct TrustedFront: Sendable {
         return TrustedFront(tokenDigest: SHA256.hash(Array(token.utf8)))
     }
 
+    /// Whether front mode is on.
     public var isEnabled: Bool { tokenDigest != nil }
 
     /// What the front rules say about a request.
@@ -54,6 +55,7 @@ public struct TrustedFront: Sendable {
         case decided(RequestAuthVerdict)
     }
 
+    /// Applies the rules above to `request`.
     package func evaluate(_ request: SignedRequest) -> Outcome {
         let signerKeys = request.fieldLines(Self.signerKeyField)
         guard let tokenDigest else {
