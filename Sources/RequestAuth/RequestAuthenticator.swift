@@ -1,0 +1,23 @@
+import BadgeCore
+
+/// The gateway's single entry point: trusted-front rules first, then the RFC 9421 verifier.
+public struct RequestAuthenticator: Sendable {
+    /// The RFC 9421 verifier and its policy.
+    public let signatures: RequestSignatureVerifier
+    /// Trusted-front mode, ``TrustedFront/disabled`` unless `[rpc] front_token` is configured.
+    public let trustedFront: TrustedFront
+
+    /// Defaults: ±300 s window, front mode off.
+    public init(signatures: RequestSignatureVerifier = RequestSignatureVerifier(), trustedFront: TrustedFront = .disabled) {
+        self.signatures = signatures
+        self.trustedFront = trustedFront
+    }
+
+    /// The verdict for `request` received at `now`.
+    public func authenticate(_ request: SignedRequest, now: Timestamp) -> RequestAuthVerdict {
+        switch trustedFront.evaluate(request) {
+        case .decided(let verdict): return verdict
+        case .notApplicable: return signatures.verify(request, now: now)
+        }
+    }
+}

@@ -1,0 +1,59 @@
+/// The received request as authentication sees it, independent of any HTTP server type.
+///
+/// Values are as they arrived: `path` keeps its percent-encoding, `authority` is the `Host`
+/// field value (normalised only when a component is derived from it).
+public struct SignedRequest: Sendable {
+    /// The method as sent, e.g. `POST` (compared case-sensitively).
+    public var method: String
+    /// The absolute path of the request-target without the query, e.g. `/rpc`; empty means `/`.
+    public var path: String
+    /// The query without its leading `?`; nil when the request-target has no `?` at all.
+    public var query: String?
+    /// The `Host` field value, e.g. `example.com` or `127.0.0.1:8080`.
+    public var authority: String
+    /// `http` or `https`, as the server was reached.
+    public var scheme: String
+    /// Every header field line in message order; names in any case.
+    public var headers: [(name: String, value: String)]
+    /// The content as received (after content-coding, before transfer-coding).
+    public var body: [UInt8]
+
+    /// A received request; `query` nil means no `?` in the target.
+    public init(method: String, path: String, query: String? = nil, authority: String, scheme: String = "http",
+                headers: [(name: String, value: String)], body: [UInt8]) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.authority = authority
+        self.scheme = scheme
+        self.headers = headers
+        self.body = body
+    }
+
+    /// The values of every line of the field `name` (case-insensitive), in message order.
+    public func fieldLines(_ name: String) -> [String] {
+        let wanted = asciiLowercased(name)
+        return headers.filter { asciiLowercased($0.name) == wanted }.map(\.value)
+    }
+
+    /// The combined field value per RFC 9110 §5.3 (lines trimmed, joined by `", "`); nil when absent.
+    public func combinedField(_ name: String) -> String? {
+        let lines = fieldLines(name)
+        guard !lines.isEmpty else { return nil }
+        return lines.map(trimOWS).joined(separator: ", ")
+    }
+}
+
+/// Lowercases A–Z only: field names and hosts are ASCII, and locale rules must not apply.
+func asciiLowercased(_ s: String) -> String {
+    String(decoding: s.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+}
+
+/// Strips leading and trailing optional whitespace (SP / HTAB, RFC 9110 §5.6.3).
+func trimOWS(_ s: String) -> String {
+    let b = Array(s.utf8)
+    var lo = 0, hi = b.count
+    while lo < hi, b[lo] == 0x20 || b[lo] == 0x09 { lo += 1 }
+    while hi > lo, b[hi - 1] == 0x20 || b[hi - 1] == 0x09 { hi -= 1 }
+    return String(decoding: b[lo..<hi], as: UTF8.self)
+}
