@@ -50,7 +50,7 @@ public struct CatalogAdmin: Sendable {
     }
 
     /// Adds an offer of `months` with a discount, for one price or (no price) any.
-    public func addOffer(months: Int, discount: OfferDiscountValue, priceId: String?) throws -> OfferRecord {
+    public func addOffer(months: Int, discount: OfferDiscount, priceId: String?) throws -> OfferRecord {
         guard (1...255).contains(months) else { throw Refusal.invalid("months must be 1...255") }
         switch discount {
         case .freeMonths(let n):

@@ -54,7 +54,7 @@ enum CatalogCommand {
             let percent = try args.int("discount", in: 1...99)
             let priceId = try args.option("price")
             try args.finish()
-            let discount: OfferDiscountValue
+            let discount: OfferDiscount
             switch (free, percent) {
             case (let f?, nil): discount = .freeMonths(f)
             case (nil, let p?): discount = .percent(p)

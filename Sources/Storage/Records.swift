@@ -1,11 +1,5 @@
 import BadgeCore
 
-/// Whether a catalog item is offered: deprecated items are still sent and accepted at
-/// invoice creation; disabled ones are omitted and refused.
-public enum ItemStatus: String, Sendable, CaseIterable {
-    case active, deprecated, disabled
-}
-
 /// A monthly price of a badge type (catalog `prices`).
 public struct PriceRecord: Hashable, Sendable {
     public var priceId: String
@@ -27,24 +21,16 @@ public struct PriceRecord: Hashable, Sendable {
     }
 }
 
-/// The discount an offer states.
-public enum OfferDiscountValue: Hashable, Sendable {
-    /// Months given free within the offer's duration.
-    case freeMonths(Int)
-    /// A percentage off `months × monthPrice`.
-    case percent(Int)
-}
-
 /// A discounted duration (catalog `offers`); no price id applies to any price.
 public struct OfferRecord: Hashable, Sendable {
     public var offerId: String
     public var priceId: String?
     public var months: Int
-    public var discount: OfferDiscountValue
+    public var discount: OfferDiscount
     public var status: ItemStatus
     public var createdAt: Timestamp
 
-    public init(offerId: String, priceId: String?, months: Int, discount: OfferDiscountValue,
+    public init(offerId: String, priceId: String?, months: Int, discount: OfferDiscount,
                 status: ItemStatus, createdAt: Timestamp) {
         self.offerId = offerId
         self.priceId = priceId

@@ -44,7 +44,7 @@ struct SQLiteStoreTransaction: StoreWriter {
             FROM badge_offers ORDER BY created_at, offer_id
             """).map { r in
             let value = Int(try r.int(4))
-            let discount: OfferDiscountValue
+            let discount: OfferDiscount
             switch try r.text(3) {
             case "freeMonths": discount = .freeMonths(value)
             case "discount": discount = .percent(value)
