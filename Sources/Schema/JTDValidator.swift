@@ -3,8 +3,7 @@ import BadgeCore
 extension JTDSchema {
     /// Validates `instance` against the root schema (RFC 8927 §3.3); `[]` means valid.
     public func validate(_ instance: JSONValue, options: JTDValidationOptions = .init()) throws(JTDMaxDepthExceeded) -> [ValidationError] {
-        var run = ValidationRun(schema: self, options: options)
-        run.validate(root, instance, parentTag: nil)
+        let run = run(root, instance, options)
         if run.depthExceeded { throw JTDMaxDepthExceeded(maxDepth: options.maxDepth) }
         return run.errors
     }
@@ -14,10 +13,22 @@ extension JTDSchema {
     public func validate(_ instance: JSONValue, definition name: String,
                          options: JTDValidationOptions = .init()) throws(JTDMaxDepthExceeded) -> [ValidationError]? {
         guard let index = definitionPosition(name) else { return nil }
-        var run = ValidationRun(schema: self, options: options)
-        run.validate(JTDNode(nullable: false, form: .ref(index: index, name: name)), instance, parentTag: nil)
+        let run = run(JTDNode(nullable: false, form: .ref(index: index, name: name)), instance, options)
         if run.depthExceeded { throw JTDMaxDepthExceeded(maxDepth: options.maxDepth) }
         return run.errors
+    }
+
+    /// Validation against a definition without a ref limit, which cannot fail to finish when
+    /// the schema has no recursive definitions (see ``hasRecursiveDefinitions``).
+    func errors(of instance: JSONValue, againstDefinition index: Int, maxErrors: Int) -> [ValidationError] {
+        let node = JTDNode(nullable: false, form: .ref(index: index, name: definitionNames[index]))
+        return run(node, instance, JTDValidationOptions(maxDepth: 0, maxErrors: maxErrors)).errors
+    }
+
+    private func run(_ node: JTDNode, _ instance: JSONValue, _ options: JTDValidationOptions) -> ValidationRun {
+        var run = ValidationRun(schema: self, options: options)
+        run.validate(node, instance, parentTag: nil)
+        return run
     }
 }
 
@@ -61,15 +72,15 @@ private struct ValidationRun {
         schemaTokens.reserveCapacity(32)
     }
 
-    mutating func report(_ schemaSuffix: String...) {
+    mutating func report(_ reason: ValidationError.Reason, _ schemaSuffix: String...) {
         let schemaPath = Array(schemaTokens[frameBase...]) + schemaSuffix
-        errors.append(ValidationError(instancePath: instanceTokens.map(\.text), schemaPath: schemaPath))
+        errors.append(ValidationError(instancePath: instanceTokens.map(\.text), schemaPath: schemaPath, reason: reason))
         if maxErrors > 0 && errors.count >= maxErrors { stopped = true }
     }
 
     mutating func reportAdditional(_ key: String) {
         instanceTokens.append(.key(key))
-        report()
+        report(.additionalProperty(key))
         instanceTokens.removeLast()
     }
 
@@ -97,13 +108,13 @@ private struct ValidationRun {
             frameBase = savedBase
 
         case .type(let type):
-            if !Self.matches(type, instance) { report("type") }
+            if !Self.matches(type, instance) { report(.wrongType(type), "type") }
 
         case .enumeration(let values):
-            guard case .string(let s) = instance, values.contains(ExactKey(s)) else { report("enum"); return }
+            guard case .string(let s) = instance, values.contains(ExactKey(s)) else { report(.notInEnum, "enum"); return }
 
         case .elements(let element):
-            guard case .array(let items) = instance else { report("elements"); return }
+            guard case .array(let items) = instance else { report(.notArray, "elements"); return }
             schemaTokens.append("elements")
             for (i, item) in items.enumerated() {
                 if stopped { break }
@@ -115,13 +126,13 @@ private struct ValidationRun {
 
         case .properties(let p):
             guard case .object(let object) = instance else {
-                report(p.hasRequiredKeyword ? "properties" : "optionalProperties")
+                report(.notObject, p.hasRequiredKeyword ? "properties" : "optionalProperties")
                 return
             }
             validateProperties(p, object, parentTag: parentTag)
 
         case .values(let valueSchema):
-            guard case .object(let object) = instance else { report("values"); return }
+            guard case .object(let object) = instance else { report(.notObject, "values"); return }
             schemaTokens.append("values")
             for m in object {
                 if stopped { break }
@@ -132,18 +143,16 @@ private struct ValidationRun {
             schemaTokens.removeLast()
 
         case .discriminator(let tag, let mapping):
-            guard case .object(let object) = instance, let tagValue = object[tag] else {
-                report("discriminator")
-                return
-            }
+            guard case .object(let object) = instance else { report(.notObject, "discriminator"); return }
+            guard let tagValue = object[tag] else { report(.missingTag(tag), "discriminator"); return }
             instanceTokens.append(.key(tag))
             guard case .string(let tagString) = tagValue else {
-                report("discriminator")
+                report(.tagNotString(tag), "discriminator")
                 instanceTokens.removeLast()
                 return
             }
             guard let variant = mapping[ExactKey(tagString)] else {
-                report("mapping")
+                report(.unknownTagValue(tag: tag, value: tagString), "mapping")
                 instanceTokens.removeLast()
                 return
             }
@@ -166,7 +175,7 @@ private struct ValidationRun {
                     validate(prop.node, value, parentTag: nil)
                     instanceTokens.removeLast()
                 } else {
-                    report()
+                    report(.missingProperty(prop.name))
                 }
                 schemaTokens.removeLast()
             }

@@ -1,12 +1,40 @@
 /// One way an instance fails a JTD schema (RFC 8927 §3.3): where in the instance, and which
 /// part of the schema rejected it, both as unescaped JSON Pointer tokens.
+///
+/// Equality and hashing compare the two paths only, which is all RFC 8927 defines; `reason`
+/// is an explanation for people.
 public struct ValidationError: Hashable, Sendable, CustomStringConvertible {
     public let instancePath: [String]
     public let schemaPath: [String]
+    /// What was wrong, when the validator produced the error.
+    public let reason: Reason?
 
-    public init(instancePath: [String], schemaPath: [String]) {
+    /// The rule an instance broke.
+    public enum Reason: Hashable, Sendable {
+        case wrongType(JTDType)
+        case notInEnum
+        case notArray
+        case notObject
+        case missingProperty(String)
+        case additionalProperty(String)
+        case missingTag(String)
+        case tagNotString(String)
+        case unknownTagValue(tag: String, value: String)
+    }
+
+    public init(instancePath: [String], schemaPath: [String], reason: Reason? = nil) {
         self.instancePath = instancePath
         self.schemaPath = schemaPath
+        self.reason = reason
+    }
+
+    public static func == (a: ValidationError, b: ValidationError) -> Bool {
+        a.instancePath == b.instancePath && a.schemaPath == b.schemaPath
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(instancePath)
+        hasher.combine(schemaPath)
     }
 
     /// The instance path as a JSON Pointer, e.g. `/request/masterKey`.
@@ -14,7 +42,30 @@ public struct ValidationError: Hashable, Sendable, CustomStringConvertible {
     /// The schema path as a JSON Pointer, e.g. `/definitions/command/mapping/redeemBadgeCode/properties/code`.
     public var schemaPointer: String { JSONPointer.format(schemaPath) }
 
-    public var description: String { "\(instancePointer.isEmpty ? "/" : instancePointer) rejected by \(schemaPointer)" }
+    /// A short phrase for `reason`.
+    public var reasonText: String {
+        switch reason {
+        case .wrongType(let t)?:
+            switch t {
+            case .timestamp: "expected an RFC 3339 timestamp"
+            case .string: "expected a string"
+            case .boolean: "expected a boolean"
+            case .float32, .float64: "expected a number"
+            default: "expected an integer of type \(t.rawValue)"
+            }
+        case .notInEnum?: "not one of the allowed values"
+        case .notArray?: "expected an array"
+        case .notObject?: "expected an object"
+        case .missingProperty(let k)?: "missing member \"\(k)\""
+        case .additionalProperty(let k)?: "unexpected member \"\(k)\""
+        case .missingTag(let tag)?: "missing member \"\(tag)\""
+        case .tagNotString(let tag)?: "member \"\(tag)\" must be a string"
+        case .unknownTagValue(let tag, let value)?: "unknown \(tag) \"\(value)\""
+        case nil: "rejected by the schema at \(schemaPointer)"
+        }
+    }
+
+    public var description: String { "\(instancePointer.isEmpty ? "/" : instancePointer): \(reasonText)" }
 }
 
 /// Limits of one validation, as the reference JTD implementations offer them.

@@ -27,3 +27,30 @@ extension JSONValue {
         arrayValue?.compactMap(\.stringValue)
     }
 }
+
+/// The upstream example documents (reference/examples): wrapper objects with `definition` and `document`.
+enum Examples {
+    /// The one example that is deliberately invalid (an unknown future ledger credit type).
+    static let deliberatelyInvalid = "ledgerCredit.unknown-future-type.json"
+
+    static func names() throws -> [String] {
+        let dir = try Repository.reference("examples")
+        return try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasSuffix(".json") }.sorted()
+    }
+
+    /// (definition, document) of one example file.
+    static func load(_ name: String) throws -> (definition: String, document: JSONValue) {
+        let wrapper = try ReferenceData.json("examples/" + name)
+        guard let definition = wrapper["definition"]?.stringValue, let document = wrapper["document"] else {
+            throw ReferenceData.Malformed(what: name)
+        }
+        return (definition, document)
+    }
+}
+
+/// The project's own schema file, `schema/badges-rpc.schema.json`.
+enum ProjectSchema {
+    static var fileURL: URL { Repository.root.appendingPathComponent("schema/badges-rpc.schema.json") }
+
+    static func bytes() throws -> [UInt8] { [UInt8](try Data(contentsOf: fileURL)) }
+}
