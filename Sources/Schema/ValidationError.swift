@@ -85,5 +85,6 @@ public struct JTDValidationOptions: Sendable, Hashable {
 /// Validation followed more nested refs than ``JTDValidationOptions/maxDepth`` allows.
 public struct JTDMaxDepthExceeded: Error, Hashable, Sendable, CustomStringConvertible {
     public let maxDepth: Int
+    public init(maxDepth: Int) { self.maxDepth = maxDepth }
     public var description: String { "JTD validation followed more than \(maxDepth) nested refs" }
 }
