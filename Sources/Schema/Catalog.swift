@@ -137,3 +137,8 @@ public enum OfferDiscount: Hashable, WireModel {
         }
     }
 }
+
+/// Status of a catalog price or offer (schema `badgeItemStatus`). Disabled items are not sent.
+public enum ItemStatus: String, Hashable, Sendable, CaseIterable {
+    case active, deprecated, disabled
+}

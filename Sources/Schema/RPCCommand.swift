@@ -28,6 +28,14 @@ public enum RPCCommand: Hashable, WireModel {
         }
     }
 
+    /// Whether the envelope must carry (and be signed with) a purchase key: every command but
+    /// getBadgeCatalog, which is unsigned without one (spec, Identity). Not a schema rule, so
+    /// the gateway checks it beside the signature.
+    public var requiresPurchaseKey: Bool {
+        if case .getBadgeCatalog = self { return false }
+        return true
+    }
+
     /// Every command name, e.g. to pre-register metrics.
     public static let names = ["getBadgeCatalog", "getBadgeInvoice", "redeemBadgeCode", "purchaseBadge",
                                "upgradeBadgeSubscription", "issueBadge", "pauseBadge", "transferBadge"]

@@ -145,6 +145,19 @@ struct WireObject {
     }
 }
 
+extension WireObject {
+    /// A string member that must be one of `E`'s raw values.
+    func enumeration<E: RawRepresentable>(_ key: String, as type: E.Type = E.self) throws(WireDecodingError) -> E where E.RawValue == String {
+        let s = try string(key)
+        guard let e = E(rawValue: s) else { throw fail(key, "unknown value \"\(s)\"") }
+        return e
+    }
+
+    func optionalEnumeration<E: RawRepresentable>(_ key: String, as type: E.Type = E.self) throws(WireDecodingError) -> E? where E.RawValue == String {
+        has(key) ? try enumeration(key) : nil
+    }
+}
+
 /// DER prefix of an Ed25519 SubjectPublicKeyInfo (RFC 8410): SEQUENCE, AlgorithmIdentifier
 /// id-Ed25519, BIT STRING of 33 bytes with 0 unused bits.
 let ed25519SPKIPrefix: [UInt8] = [0x30, 0x2A, 0x30, 0x05, 0x06, 0x03, 0x2B, 0x65, 0x70, 0x03, 0x21, 0x00]

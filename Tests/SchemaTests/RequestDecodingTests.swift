@@ -74,6 +74,9 @@ extension RequestDecodingTests {
         #expect(request.purchaseKey == Self.key)
         #expect(request.command == .redeemBadgeCode(masterKey: Array(0x40...0x5F), code: "SB0C0QSXAQW1N1VSAR00Y3"))
         #expect(request.command.name == "redeemBadgeCode")
+        #expect(request.command.requiresPurchaseKey)
+        #expect(!RPCCommand.getBadgeCatalog.requiresPurchaseKey)
+        #expect(Set(SampleRequests.all.map(\.command.name)) == Set(RPCCommand.names))
     }
 
     @Test func refusalKinds() {
