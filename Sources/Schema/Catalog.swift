@@ -1,0 +1,144 @@
+import BadgeCore
+
+/// Prices and offers (schema `catalog`).
+public struct Catalog: Hashable, WireModel {
+    public var prices: [BadgePrice]
+    public var offers: [BadgeOffer]
+
+    public init(prices: [BadgePrice], offers: [BadgeOffer]) {
+        self.prices = prices
+        self.offers = offers
+    }
+
+    public init(json: JSONValue, at path: [String]) throws(WireDecodingError) {
+        let o = try WireObject(json, at: path)
+        prices = try o.models("prices")
+        offers = try o.models("offers")
+    }
+
+    public var json: JSONValue {
+        var w = WireBuilder()
+        w.add("prices", prices)
+        w.add("offers", offers)
+        return w.json
+    }
+}
+
+/// A monthly price of a badge type (schema `badgePrice`).
+public struct BadgePrice: Hashable, WireModel {
+    public var priceId: String
+    public var badgeType: BadgeType
+    /// Minor units of `currency`.
+    public var monthPrice: UInt32
+    public var currency: String
+    public var status: ItemStatus
+    public var createdAt: Timestamp
+
+    public init(priceId: String, badgeType: BadgeType, monthPrice: UInt32, currency: String, status: ItemStatus, createdAt: Timestamp) {
+        self.priceId = priceId
+        self.badgeType = badgeType
+        self.monthPrice = monthPrice
+        self.currency = currency
+        self.status = status
+        self.createdAt = createdAt
+    }
+
+    public init(json: JSONValue, at path: [String]) throws(WireDecodingError) {
+        let o = try WireObject(json, at: path)
+        priceId = try o.string("priceId")
+        badgeType = BadgeType(rawValue: try o.string("badgeType"))
+        monthPrice = try o.uint32("monthPrice")
+        currency = try o.string("currency")
+        status = try o.enumeration("status")
+        createdAt = try o.timestamp("createdAt")
+    }
+
+    public var json: JSONValue {
+        var w = WireBuilder()
+        w.add("priceId", priceId)
+        w.add("badgeType", badgeType.rawValue)
+        w.add("monthPrice", monthPrice)
+        w.add("currency", currency)
+        w.add("status", status.rawValue)
+        w.add("createdAt", createdAt)
+        return w.json
+    }
+}
+
+/// A discounted duration (schema `badgeOffer`).
+public struct BadgeOffer: Hashable, WireModel {
+    public var offerId: String
+    /// The price it applies to; nil applies to every price.
+    public var priceId: String?
+    /// 0 ... 255.
+    public var months: Int
+    public var discount: OfferDiscount
+    public var status: ItemStatus
+    public var createdAt: Timestamp
+
+    public init(offerId: String, priceId: String?, months: Int, discount: OfferDiscount, status: ItemStatus, createdAt: Timestamp) {
+        self.offerId = offerId
+        self.priceId = priceId
+        self.months = months
+        self.discount = discount
+        self.status = status
+        self.createdAt = createdAt
+    }
+
+    public init(json: JSONValue, at path: [String]) throws(WireDecodingError) {
+        let o = try WireObject(json, at: path)
+        offerId = try o.string("offerId")
+        priceId = try o.optionalString("priceId")
+        months = try o.int("months", in: 0...255)
+        discount = try o.model("discount")
+        status = try o.enumeration("status")
+        createdAt = try o.timestamp("createdAt")
+    }
+
+    public var json: JSONValue {
+        var w = WireBuilder()
+        w.add("offerId", offerId)
+        w.add("priceId", priceId)
+        w.add("months", months)
+        w.add("discount", discount)
+        w.add("status", status.rawValue)
+        w.add("createdAt", createdAt)
+        return w.json
+    }
+}
+
+/// An offer's discount (schema `offerDiscount`): free months, or a percentage
+/// (wire tag `discount`).
+public enum OfferDiscount: Hashable, WireModel {
+    /// 0 ... 255 months not charged.
+    case freeMonths(Int)
+    /// 0 ... 255 percent off (wire `{"type": "discount", "discount": n}`).
+    case percent(Int)
+
+    public init(json: JSONValue, at path: [String]) throws(WireDecodingError) {
+        let o = try WireObject(json, at: path)
+        switch try o.tag() {
+        case "freeMonths": self = .freeMonths(try o.int("freeMonths", in: 0...255))
+        case "discount": self = .percent(try o.int("discount", in: 0...255))
+        case let tag: throw o.unknownTag(tag)
+        }
+    }
+
+    public var json: JSONValue {
+        switch self {
+        case .freeMonths(let n):
+            var w = WireBuilder(type: "freeMonths")
+            w.add("freeMonths", n)
+            return w.json
+        case .percent(let n):
+            var w = WireBuilder(type: "discount")
+            w.add("discount", n)
+            return w.json
+        }
+    }
+}
+
+/// Status of a catalog price or offer (schema `badgeItemStatus`). Disabled items are not sent.
+public enum ItemStatus: String, Hashable, Sendable, CaseIterable {
+    case active, deprecated, disabled
+}

@@ -1,0 +1,134 @@
+import Glibc
+
+/// A JSON object: members in insertion order, keys unique and compared by their exact
+/// UTF-8 bytes.
+///
+/// Swift's `String ==` uses Unicode canonical equivalence, so `"é"` (U+00E9) equals `"e\u{301}"`;
+/// JSON (RFC 8259 §8.3) and JTD compare names code unit by code unit. Both spellings are
+/// therefore distinct members here, as they are to every other JSON implementation.
+/// Equality of objects ignores member order, as JSON's does.
+public struct JSONObject: Hashable, Sendable, Sequence, ExpressibleByDictionaryLiteral {
+    /// One member.
+    public struct Member: Hashable, Sendable {
+        public var key: String
+        public var value: JSONValue
+        public init(key: String, value: JSONValue) { self.key = key; self.value = value }
+
+        public static func == (a: Member, b: Member) -> Bool { exactlyEqual(a.key, b.key) && a.value == b.value }
+        public func hash(into hasher: inout Hasher) { ExactKey(key).hash(into: &hasher); hasher.combine(value) }
+    }
+
+    /// Members in order.
+    public private(set) var members: [Member] = []
+    /// Key → position, built only past `indexThreshold` members: small objects (every RPC
+    /// object) are searched linearly, which is faster than hashing.
+    private var index: [ExactKey: Int]? = nil
+    private static let indexThreshold = 12
+
+    public init() {}
+
+    public init(dictionaryLiteral elements: (String, JSONValue)...) {
+        for (k, v) in elements { self[k] = v }
+    }
+
+    public var count: Int { members.count }
+    public var isEmpty: Bool { members.isEmpty }
+    /// Keys in order.
+    public var keys: [String] { members.map(\.key) }
+
+    public func makeIterator() -> IndexingIterator<[Member]> { members.makeIterator() }
+
+    /// The position of `key`, or nil.
+    public func position(of key: String) -> Int? {
+        if let index { return index[ExactKey(key)] }
+        return members.firstIndex { exactlyEqual($0.key, key) }
+    }
+
+    /// Whether the object has the member `key`.
+    public func contains(_ key: String) -> Bool { position(of: key) != nil }
+
+    /// The value of `key`; setting replaces in place or appends, setting nil removes.
+    public subscript(key: String) -> JSONValue? {
+        get { position(of: key).map { members[$0].value } }
+        set {
+            if let p = position(of: key) {
+                if let newValue {
+                    members[p].value = newValue
+                } else {
+                    members.remove(at: p)
+                    rebuildIndex()
+                }
+            } else if let newValue {
+                _ = appendNew(key, newValue)
+            }
+        }
+    }
+
+    /// Appends `key` unless present; returns false (and changes nothing) when it is.
+    @discardableResult
+    public mutating func appendNew(_ key: String, _ value: JSONValue) -> Bool {
+        if index == nil {
+            if members.contains(where: { exactlyEqual($0.key, key) }) { return false }
+            members.append(Member(key: key, value: value))
+            if members.count > Self.indexThreshold { rebuildIndex() }
+            return true
+        }
+        let k = ExactKey(key)
+        guard index![k] == nil else { return false }
+        index![k] = members.count
+        members.append(Member(key: key, value: value))
+        return true
+    }
+
+    private mutating func rebuildIndex() {
+        guard members.count > Self.indexThreshold else { index = nil; return }
+        var built = [ExactKey: Int](minimumCapacity: members.count)
+        for (i, m) in members.enumerated() { built[ExactKey(m.key)] = i }
+        index = built
+    }
+
+    /// Same members with equal values, in any order.
+    public static func == (a: JSONObject, b: JSONObject) -> Bool {
+        guard a.count == b.count else { return false }
+        for m in a.members {
+            guard let v = b[m.key], v == m.value else { return false }
+        }
+        return true
+    }
+
+    /// Order-independent, consistent with `==`.
+    public func hash(into hasher: inout Hasher) {
+        var sum = 0
+        for m in members { sum &+= m.hashValue }
+        hasher.combine(count)
+        hasher.combine(sum)
+    }
+}
+
+/// A string compared and hashed by its exact UTF-8 bytes (see ``JSONObject``).
+struct ExactKey: Hashable, Sendable {
+    let string: String
+    init(_ string: String) { self.string = string }
+
+    static func == (a: ExactKey, b: ExactKey) -> Bool { exactlyEqual(a.string, b.string) }
+
+    func hash(into hasher: inout Hasher) {
+        var s = string
+        s.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+    }
+}
+
+/// Byte-wise string equality (no Unicode normalisation).
+@inline(__always)
+func exactlyEqual(_ a: String, _ b: String) -> Bool {
+    let au = a.utf8, bu = b.utf8
+    guard au.count == bu.count else { return false }
+    if let r = au.withContiguousStorageIfAvailable({ pa in
+        bu.withContiguousStorageIfAvailable { pb in
+            pa.count == 0 || memcmp(pa.baseAddress!, pb.baseAddress!, pa.count) == 0
+        }
+    }), let equal = r {
+        return equal
+    }
+    return au.elementsEqual(bu)
+}

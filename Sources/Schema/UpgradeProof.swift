@@ -1,0 +1,34 @@
+/// Proof of the purchase an upgrade converts (schema `upgrade`): the old key, its receipt,
+/// a signature by the old key binding it to the new one, and the old balance. Not built yet:
+/// getBadgeInvoice is unimplemented and purchaseBadge with an upgrade is refused.
+public struct UpgradeProof: Hashable, WireModel {
+    public var fromPurchaseKey: String
+    public var receipt: String
+    /// Ed25519 signature, 64 bytes.
+    public var receiptSignature: [UInt8]
+    public var balance: Balance
+
+    public init(fromPurchaseKey: String, receipt: String, receiptSignature: [UInt8], balance: Balance) {
+        self.fromPurchaseKey = fromPurchaseKey
+        self.receipt = receipt
+        self.receiptSignature = receiptSignature
+        self.balance = balance
+    }
+
+    public init(json: JSONValue, at path: [String]) throws(WireDecodingError) {
+        let o = try WireObject(json, at: path)
+        fromPurchaseKey = try o.purchaseKey("fromPurchaseKey")
+        receipt = try o.string("receipt")
+        receiptSignature = try o.bytes("receiptSignature", count: 64, what: "an Ed25519 signature")
+        balance = try o.model("balance")
+    }
+
+    public var json: JSONValue {
+        var w = WireBuilder()
+        w.add("fromPurchaseKey", fromPurchaseKey)
+        w.add("receipt", receipt)
+        w.add("receiptSignature", bytes: receiptSignature)
+        w.add("balance", balance)
+        return w.json
+    }
+}
