@@ -109,11 +109,7 @@ public struct BadgeOffer: Hashable, WireModel {
 
 /// An offer's discount (schema `offerDiscount`): free months, or a percentage
 /// (wire tag `discount`).
-public enum OfferDiscount: Hashable, WireModel {
-    /// 0 ... 255 months not charged.
-    case freeMonths(Int)
-    /// 0 ... 255 percent off (wire `{"type": "discount", "discount": n}`).
-    case percent(Int)
+extension OfferDiscount: WireModel {
 
     public init(json: JSONValue, at path: [String]) throws(WireDecodingError) {
         let o = try WireObject(json, at: path)
@@ -136,9 +132,4 @@ public enum OfferDiscount: Hashable, WireModel {
             return w.json
         }
     }
-}
-
-/// Status of a catalog price or offer (schema `badgeItemStatus`). Disabled items are not sent.
-public enum ItemStatus: String, Hashable, Sendable, CaseIterable {
-    case active, deprecated, disabled
 }

@@ -1,3 +1,4 @@
+import Ledger
 import BadgeCore
 
 /// One RPC response (schema `response`), tagged by `"type"` on the wire.

@@ -1,20 +1,10 @@
 import Ledger
 
-/// Ledger entries for the client's replica (schema `statement`).
-public struct Statement: Hashable, WireModel {
-    public var entries: [LedgerEntry]
-    /// The entry these follow; nil when they attach to nothing (full history or an opening entry).
-    public var previousEntryId: String?
-
-    public init(entries: [LedgerEntry], previousEntryId: String? = nil) {
-        self.entries = entries
-        self.previousEntryId = previousEntryId
-    }
-
+/// Ledger entries for the client's replica (schema `statement`): `Ledger.Statement` on the wire.
+extension Statement: WireModel {
     public init(json: JSONValue, at path: [String]) throws(WireDecodingError) {
         let o = try WireObject(json, at: path)
-        entries = try o.models("entries")
-        previousEntryId = try o.optionalString("previousEntryId")
+        self.init(entries: try o.models("entries"), previousEntryId: try o.optionalString("previousEntryId"))
     }
 
     public var json: JSONValue {

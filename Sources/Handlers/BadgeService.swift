@@ -1,0 +1,166 @@
+import BadgeCore
+import Crypto
+import Foundation
+import Ledger
+import RequestAuth
+import Schema
+import Storage
+
+/// Who sent a request, as the gateway verified it.
+public enum Caller: Sendable, Equatable {
+    /// No signature: only the unsigned catalog is answered.
+    case anonymous
+    /// A verified Ed25519 signer (RFC 9421 or the trusted front).
+    case signer(Ed25519PublicKey)
+}
+
+/// A command's answer: the response, its encoded bytes, and what the log and metrics record.
+public struct RPCOutcome: Sendable {
+    public let response: RPCResponse
+    /// The response as sent: compact JSON, valid against the schema's `response`.
+    public let body: [UInt8]
+    /// The command's wire name, when the request got that far.
+    public let command: String?
+    /// The request needed a signature it did not have, or its signer did not match.
+    public let unauthenticated: Bool
+
+    /// `ok` or the error code, for logs and metrics.
+    public var result: String { response.errorCode?.rawValue ?? "ok" }
+}
+
+/// The badge service's RPC layer: envelope rules of the spec, then one handler per command.
+/// Synchronous and thread-safe: it may block on SQLite and BBS signing, so the gateway calls
+/// it off the event loop except for the unsigned catalog.
+public final class BadgeService: Sendable {
+    /// Protocol versions this service answers.
+    public static let supportedVersions = 1...1
+
+    /// What this deployment can verify, and hooks.
+    public struct Configuration: Sendable {
+        /// Stores and providers with a verifier configured (`apple`, `google`, `stripe`, `btcpay`).
+        public var configuredProviders: Set<String>
+        /// How long a catalog read is reused, in seconds (operator changes show within this).
+        public var catalogCacheSeconds: Int64
+        /// Receives details of internal failures for the operator's log (never sent to clients).
+        public var reportInternalError: @Sendable (String) -> Void
+
+        public init(configuredProviders: Set<String> = [], catalogCacheSeconds: Int64 = 1,
+                    reportInternalError: @escaping @Sendable (String) -> Void = { _ in }) {
+            self.configuredProviders = configuredProviders
+            self.catalogCacheSeconds = catalogCacheSeconds
+            self.reportInternalError = reportInternalError
+        }
+    }
+
+    let store: any BadgeStore
+    let issuer: any CredentialIssuing
+    let clock: @Sendable () -> Timestamp
+    let newEntryId: @Sendable () -> String
+    let configuration: Configuration
+    let schema = BadgeRPCSchema.shared
+    let catalog: CatalogCache
+
+    public init(store: any BadgeStore, issuer: any CredentialIssuing, clock: @escaping @Sendable () -> Timestamp,
+                newEntryId: @escaping @Sendable () -> String = randomEntryId, configuration: Configuration = .init()) {
+        self.store = store
+        self.issuer = issuer
+        self.clock = clock
+        self.newEntryId = newEntryId
+        self.configuration = configuration
+        catalog = CatalogCache(store: store, lifetime: configuration.catalogCacheSeconds)
+    }
+
+    /// Answers one request body from `caller`.
+    public func handle(body: [UInt8], caller: Caller) -> RPCOutcome {
+        let json: JSONValue
+        do { json = try JSONParser().parse(body) } catch {
+            return outcome(.init(.badRequest(RequestRejection(.malformedJSON(error)).message)), command: nil)
+        }
+        // A version outside the range is answered as such even when the rest of the
+        // envelope is from a protocol this service does not know.
+        if let v = json["version"]?.numberValue?.exactInt, !Self.supportedVersions.contains(v) {
+            return outcome(.init(.unsupportedVersion(v)), command: nil)
+        }
+        let request: RPCRequest
+        do { request = try schema.decodeRequest(json) } catch {
+            return outcome(.init(.badRequest(error.message)), command: json["request"]?["type"]?.stringValue.flatMap {
+                RPCCommand.names.contains($0) ? $0 : nil
+            })
+        }
+        let name = request.command.name
+        let key: Ed25519PublicKey?
+        switch caller {
+        case .anonymous:
+            guard case .getBadgeCatalog = request.command, request.purchaseKey == nil else {
+                return outcome(.init(.badRequest("this request must be signed by its purchase key")), command: name,
+                               unauthenticated: true)
+            }
+            key = nil
+        case .signer(let signer):
+            guard let stated = request.purchaseKey, PurchaseKey.matches(stated, signer) else {
+                return outcome(.init(.badRequest("purchaseKey differs from the key that signed the request")), command: name)
+            }
+            key = signer
+        }
+        do {
+            return outcome(try dispatch(request.command, key: key), command: name)
+        } catch let error as BadgeServiceError {
+            if case .internal(let detail) = error { configuration.reportInternalError("\(name): \(detail)") }
+            return outcome(.init(error), command: name)
+        } catch {
+            configuration.reportInternalError("\(name): \(error)")
+            return outcome(.init(.internal(detail: "\(error)")), command: name)
+        }
+    }
+
+    private func dispatch(_ command: RPCCommand, key: Ed25519PublicKey?) throws -> RPCResponse {
+        let now = clock()
+        switch command {
+        case .getBadgeCatalog:
+            return try getBadgeCatalog(key: key)
+        case .redeemBadgeCode(let masterKey, let code):
+            return try redeemBadgeCode(key: key!, masterKey: masterKey, code: code, now: now)
+        case .issueBadge(let balance):
+            return try issueBadge(key: key!, balance: balance, now: now)
+        case .purchaseBadge(_, let payment, let upgrade):
+            if upgrade != nil { throw BadgeServiceError.badRequest("purchaseBadge with upgrade is not built") }
+            switch payment {
+            case .apple, .google:
+                let provider = payment.typeName
+                guard configuration.configuredProviders.contains(provider) else {
+                    throw BadgeServiceError.providerNotConfigured(provider)
+                }
+                throw BadgeServiceError.notBuilt("purchaseBadge funded by \(provider)")
+            default:
+                throw BadgeServiceError.notBuilt("purchaseBadge funded by \(payment.typeName)")
+            }
+        case .getBadgeInvoice:
+            throw BadgeServiceError.notBuilt("getBadgeInvoice (card and crypto payments)")
+        case .transferBadge:
+            throw BadgeServiceError.notBuilt("transferBadge")
+        case .upgradeBadgeSubscription, .pauseBadge:
+            _ = try knownPurchase(key!)
+            throw BadgeServiceError.notBuilt(command.name)
+        }
+    }
+
+    /// The purchase of a signer that must have one.
+    func knownPurchase(_ key: Ed25519PublicKey) throws -> PurchaseRecord {
+        guard let purchase = try store.read({ try $0.purchase(key: key.purchaseKeyText) }) else {
+            throw BadgeServiceError.unknownPurchaseKey
+        }
+        return purchase
+    }
+
+    /// Encodes and checks a response: anything that would not validate against the schema's
+    /// `response` is logged and answered `internal` instead, so clients only see valid documents.
+    func outcome(_ response: RPCResponse, command: String?, unauthenticated: Bool = false) -> RPCOutcome {
+        let json = response.json
+        if let problem = schema.validateResponse(json, maxErrors: 1).first {
+            configuration.reportInternalError("\(command ?? "request"): invalid response at \(problem.instancePointer)")
+            let fallback = RPCResponse.failure(.internal)
+            return RPCOutcome(response: fallback, body: fallback.encodedBytes(), command: command, unauthenticated: false)
+        }
+        return RPCOutcome(response: response, body: json.serialized(), command: command, unauthenticated: unauthenticated)
+    }
+}

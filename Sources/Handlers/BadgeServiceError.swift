@@ -1,0 +1,66 @@
+import Schema
+
+/// Every way a command can fail, with what a reader of the log needs. Mapped to the
+/// protocol's error codes in one place, ``RPCResponse/init(_:)``.
+public enum BadgeServiceError: Error, Equatable, CustomStringConvertible {
+    /// The request breaks a rule of the protocol; `message` is sent to the client.
+    case badRequest(String)
+    /// The envelope's version is outside what this service speaks.
+    case unsupportedVersion(Int)
+    /// A command that needs a purchase record was signed by a key with none.
+    case unknownPurchaseKey
+    /// Unknown, malformed and revoked codes alike (spec "Errors").
+    case codeInvalid
+    /// Other keys took all of the code's uses.
+    case codeUsed
+    /// Past the code's redemption deadline.
+    case codeExpired
+    /// The funding exists but has not settled (an unpaid code).
+    case paymentPending(retryAfter: UInt32?)
+    /// No verifier for that store or provider is configured here.
+    case providerNotConfigured(String)
+    /// A command or funding this version does not implement yet.
+    case notBuilt(String)
+    /// Too many requests in flight; retry shortly.
+    case overloaded(retryAfter: UInt32)
+    /// This service's own failure; `detail` is logged, never sent.
+    case `internal`(detail: String)
+
+    public var description: String {
+        switch self {
+        case .badRequest(let m): return "bad request: \(m)"
+        case .unsupportedVersion(let v): return "unsupported version \(v)"
+        case .unknownPurchaseKey: return "unknown purchase key"
+        case .codeInvalid: return "code invalid"
+        case .codeUsed: return "code used"
+        case .codeExpired: return "code expired"
+        case .paymentPending: return "payment pending"
+        case .providerNotConfigured(let p): return "\(p) not configured"
+        case .notBuilt(let what): return "\(what) not built"
+        case .overloaded: return "overloaded"
+        case .internal(let detail): return "internal: \(detail)"
+        }
+    }
+}
+
+extension RPCResponse {
+    /// The protocol's answer to `error`: its code, a message where one helps, and the
+    /// `retryAfter` of the transient codes.
+    public init(_ error: BadgeServiceError) {
+        switch error {
+        case .badRequest(let message): self = .failure(.badRequest, message: message)
+        case .unsupportedVersion(let v):
+            self = .failure(.unsupportedVersion, message: "version \(v) is not supported; this service speaks \(BadgeService.supportedVersions)")
+        case .unknownPurchaseKey: self = .failure(.unknownPurchaseKey)
+        case .codeInvalid: self = .failure(.codeInvalid)
+        case .codeUsed: self = .failure(.codeUsed)
+        case .codeExpired: self = .failure(.codeExpired)
+        case .paymentPending(let after): self = .failure(.paymentPending, retryAfter: after ?? ErrorCode.paymentPending.defaultRetryAfter)
+        case .providerNotConfigured(let provider):
+            self = .failure(.providerNotConfigured, message: "this deployment has no \(provider) verifier")
+        case .notBuilt(let what): self = .failure(.badRequest, message: "\(what) is not available in this version of the service")
+        case .overloaded(let after): self = .failure(.rateLimited, message: "the service is busy", retryAfter: after)
+        case .internal: self = .failure(.internal)
+        }
+    }
+}

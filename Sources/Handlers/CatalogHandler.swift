@@ -1,0 +1,57 @@
+import BadgeCore
+import Crypto
+import Foundation
+import Ledger
+import Schema
+import Storage
+
+/// The catalog as clients see it, read at most once per `lifetime` seconds: the unsigned
+/// catalog is the hottest request, and operator changes (made by the CLI, maybe in another
+/// process) only need to show within a second.
+final class CatalogCache: @unchecked Sendable {
+    private let store: any BadgeStore
+    private let lifetime: Int64
+    private let lock = NSLock()
+    private var cached: (catalog: Catalog, loadedAt: Int64)?
+
+    init(store: any BadgeStore, lifetime: Int64) {
+        self.store = store
+        self.lifetime = lifetime
+    }
+
+    /// Prices and offers not disabled, deprecated ones included (spec "Catalog").
+    func current() throws -> Catalog {
+        let now = Int64(ProcessInfo.processInfo.systemUptime)
+        lock.lock()
+        if let cached, now - cached.loadedAt < lifetime {
+            lock.unlock()
+            return cached.catalog
+        }
+        lock.unlock()
+        let (prices, offers) = try store.read { (try $0.prices(), try $0.offers()) }
+        let catalog = Catalog(
+            prices: prices.filter { $0.status != .disabled }.map {
+                BadgePrice(priceId: $0.priceId, badgeType: $0.badgeType, monthPrice: $0.monthPrice, currency: $0.currency,
+                           status: $0.status, createdAt: $0.createdAt)
+            },
+            offers: offers.filter { $0.status != .disabled }.map {
+                BadgeOffer(offerId: $0.offerId, priceId: $0.priceId, months: $0.months, discount: $0.discount,
+                           status: $0.status, createdAt: $0.createdAt)
+            })
+        lock.lock()
+        cached = (catalog, now)
+        lock.unlock()
+        return catalog
+    }
+}
+
+extension BadgeService {
+    /// `getBadgeCatalog`: the catalog, and for a signed request the purchase's statement.
+    func getBadgeCatalog(key: Ed25519PublicKey?) throws -> RPCResponse {
+        let catalog = try self.catalog.current()
+        guard let key else { return .badgeCatalog(catalog: catalog, badgeStatement: nil) }
+        let purchase = try knownPurchase(key)
+        let rows = try store.read { try $0.ledger(purchaseId: purchase.id) }
+        return .badgeCatalog(catalog: catalog, badgeStatement: statement(of: rows, asserting: nil).statement)
+    }
+}

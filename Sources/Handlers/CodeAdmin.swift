@@ -1,0 +1,81 @@
+import BadgeCore
+import Crypto
+import Ledger
+import Storage
+
+/// Operator work on redemption codes (`badge-service codes …`). A new code is shown once,
+/// to the operator who made it; only the SHA-256 of its canonical form is stored.
+public struct CodeAdmin: Sendable {
+    public let store: any BadgeStore
+    public let clock: @Sendable () -> Timestamp
+    public let randomBytes: @Sendable (Int) -> [UInt8]
+
+    public init(store: any BadgeStore, clock: @escaping @Sendable () -> Timestamp,
+                randomBytes: @escaping @Sendable (Int) -> [UInt8] = SecureRandom.bytes) {
+        self.store = store
+        self.clock = clock
+        self.randomBytes = randomBytes
+    }
+
+    /// Why a code operation was refused.
+    public enum Refusal: Error, Equatable, CustomStringConvertible {
+        case invalid(String)
+        case notACode
+        case unknownCode
+
+        public var description: String {
+            switch self {
+            case .invalid(let what): return what
+            case .notACode: return "that is not a well-formed badge code (SB-XXXXX-XXXXX-XXXXX-XXXXX)"
+            case .unknownCode: return "no such code, or it is already revoked"
+            }
+        }
+    }
+
+    /// A code as `codes list` shows it: never the code itself, which is not stored.
+    public struct Listing: Sendable, Equatable {
+        public var record: CodeRecord
+        public var redemptions: Int
+        /// The first hex digits of the hash, enough to tell codes apart.
+        public var hashPrefix: String { String(Hex.encode(record.hash).prefix(12)) }
+    }
+
+    /// Creates `count` codes in one transaction and returns their display forms.
+    public func create(badgeType: String, months: Int, uses: Int = 1, expires: Timestamp? = nil,
+                       payment: CodePayment = .paid, count: Int = 1) throws -> [String] {
+        guard CatalogAdmin.isTag(badgeType) else { throw Refusal.invalid("badge type must be 1-32 characters of a-z, 0-9, '-' or '_'") }
+        guard (1...255).contains(months) else { throw Refusal.invalid("months must be 1...255") }
+        guard (1...1000).contains(uses) else { throw Refusal.invalid("uses must be 1...1000") }
+        guard (1...1000).contains(count) else { throw Refusal.invalid("count must be 1...1000") }
+        let now = clock()
+        if let expires, expires <= now { throw Refusal.invalid("the expiry is already past") }
+        var codes: [BadgeCode] = []
+        while codes.count < count {
+            guard let code = BadgeCode(randomBytes: randomBytes(19)) else { continue }
+            codes.append(code)
+        }
+        try store.write { w in
+            for code in codes {
+                try w.insertCode(CodeRecord(hash: SHA256.hash(code.hashInput), badgeType: BadgeType(badgeType), months: months,
+                                            maxUses: uses, payment: payment, expiresAt: expires, createdAt: now))
+            }
+        }
+        return codes.map(\.display)
+    }
+
+    /// Revokes the code `text` (any spelling the lenient parser accepts).
+    public func revoke(_ text: String) throws {
+        guard let code = BadgeCode(parsing: text) else { throw Refusal.notACode }
+        let now = clock()
+        guard try store.write({ try $0.revokeCode(hash: SHA256.hash(code.hashInput), at: now) }) else {
+            throw Refusal.unknownCode
+        }
+    }
+
+    /// Every code, newest first, with how many keys redeemed it.
+    public func list() throws -> [Listing] {
+        try store.read { r in
+            try r.codes().map { Listing(record: $0, redemptions: try r.redemptions(codeHash: $0.hash).count) }
+        }
+    }
+}
