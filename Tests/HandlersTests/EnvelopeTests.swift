@@ -1,0 +1,115 @@
+import BadgeCore
+import Crypto
+import Handlers
+import Ledger
+import Schema
+import Testing
+
+@Suite struct EnvelopeTests {
+    let h: Harness
+    init() throws { h = try Harness() }
+
+    func raw(_ text: String, _ caller: Caller = .anonymous) -> RPCOutcome {
+        h.service.handle(body: Array(text.utf8), caller: caller)
+    }
+
+    @Test func unsignedCatalogIsAnswered() throws {
+        let out = raw(#"{"version":1,"request":{"type":"getBadgeCatalog"}}"#)
+        guard case .badgeCatalog(let catalog, let statement) = out.response else { Issue.record("\(out.response)"); return }
+        #expect(statement == nil)
+        #expect(catalog.prices.count == 2 && catalog.offers.count == 2)
+        #expect(out.command == "getBadgeCatalog" && out.result == "ok" && !out.unauthenticated)
+        #expect(BadgeRPCSchema.shared.validateResponse(try JSONValue.parse(out.body)).isEmpty)
+    }
+
+    @Test(arguments: ["", "{", "[]", "null", #"{"version":1,"request":{"type":"getBadgeCatalog"}} x"#,
+                      #"{"version":1,"version":1,"request":{"type":"getBadgeCatalog"}}"#])
+    func malformedJSONIsBadRequest(_ body: String) {
+        #expect(raw(body).error == .badRequest)
+    }
+
+    @Test func schemaViolationNamesTheInstancePath() {
+        let out = raw(#"{"version":1,"request":{"type":"getBadgeCatalog","extra":1}}"#)
+        #expect(out.error == .badRequest)
+        #expect(out.message?.contains("/request/extra") == true)
+        let typeless = raw(#"{"version":1,"request":{"type":"frobnicate"}}"#)
+        #expect(typeless.error == .badRequest)
+        #expect(typeless.message?.contains("/request/type") == true)
+    }
+
+    @Test(arguments: [0, 2, 65535])
+    func versionOutsideTheRangeIsUnsupported(_ v: Int) {
+        #expect(raw(#"{"version":\#(v),"request":{"type":"getBadgeCatalog"}}"#).error == .unsupportedVersion)
+        // even with a command this version does not know
+        #expect(raw(#"{"version":\#(v),"request":{"type":"futureCommand","x":1}}"#).error == .unsupportedVersion)
+    }
+
+    @Test func anonymousRequestsOtherThanTheCatalogNeedASignature() {
+        let key = Ed25519PrivateKey()
+        let signedOnly = [
+            RPCRequest(purchaseKey: key.publicKey.purchaseKeyText, command: .getBadgeCatalog),
+            RPCRequest(purchaseKey: key.publicKey.purchaseKeyText, command: .redeemBadgeCode(masterKey: SecureRandom.bytes(32), code: "SB-0C0QS-XAQW1-N1VSA-R00Y3")),
+            RPCRequest(purchaseKey: nil, command: .pauseBadge),
+        ]
+        for r in signedOnly {
+            let out = h.send(r, as: .anonymous)
+            #expect(out.error == .badRequest)
+            #expect(out.unauthenticated)
+        }
+    }
+
+    @Test func purchaseKeyMustBeTheSigner() {
+        let signer = Ed25519PrivateKey(), other = Ed25519PrivateKey()
+        let out = h.send(RPCRequest(purchaseKey: other.publicKey.purchaseKeyText, command: .getBadgeCatalog), as: .signer(signer.publicKey))
+        #expect(out.error == .badRequest)
+        #expect(!out.unauthenticated)
+        let missing = h.send(RPCRequest(purchaseKey: nil, command: .getBadgeCatalog), as: .signer(signer.publicKey))
+        #expect(missing.error == .badRequest)
+    }
+
+    @Test func unknownKeysAreRefusedExceptByRecordCreatingCommands() {
+        let key = Ed25519PrivateKey()
+        #expect(h.send(.getBadgeCatalog, by: key).error == .unknownPurchaseKey)
+        #expect(h.send(.pauseBadge, by: key).error == .unknownPurchaseKey)
+        let entry = LedgerEntry.emptyEntry(at: h.clock.now, badgeType: .supporter)
+        #expect(h.send(.issueBadge(balance: Balance(lastEntry: entry)), by: key).error == .unknownPurchaseKey)
+        #expect(h.send(.upgradeBadgeSubscription(payment: .apple(jws: "a.b.c"), balance: Balance(lastEntry: entry)), by: key).error == .unknownPurchaseKey)
+        // record-creating commands get past the key check
+        #expect(h.redeem("SB-0C0QS-XAQW1-N1VSA-R00Y3", by: key).error == .codeInvalid)
+    }
+
+    @Test func storesWithoutAVerifierAnswerProviderNotConfigured() {
+        let key = Ed25519PrivateKey()
+        let apple = h.send(.purchaseBadge(masterKey: SecureRandom.bytes(32), payment: .apple(jws: "a.b.c"), upgrade: nil), by: key)
+        #expect(apple.error == .providerNotConfigured)
+        let google = h.send(.purchaseBadge(masterKey: SecureRandom.bytes(32), payment: .google(productId: "badge_supporter_01", token: "t"), upgrade: nil), by: key)
+        #expect(google.error == .providerNotConfigured)
+    }
+
+    @Test func commandsNotBuiltYetAnswerAClearBadRequest() throws {
+        let key = Ed25519PrivateKey()
+        let configured = try Harness(providers: ["apple"])
+        let outcomes = [
+            configured.send(.purchaseBadge(masterKey: SecureRandom.bytes(32), payment: .apple(jws: "a.b.c"), upgrade: nil), by: key),
+            h.send(.purchaseBadge(masterKey: SecureRandom.bytes(32), payment: .invoice(invoiceId: "i"), upgrade: nil), by: key),
+            h.send(.transferBadge(masterKey: SecureRandom.bytes(32), payment: .apple(jws: "a.b.c")), by: key),
+            h.send(.getBadgeInvoice(priceId: DefaultCatalog.supporterPriceId, offerId: nil,
+                                    badgeInfo: BadgeInfo(badgeType: .supporter, badgeExpiry: h.clock.now, badgeExtra: ""),
+                                    paymentVia: .card(provider: .stripe), upgrade: nil), by: key),
+        ]
+        for out in outcomes {
+            #expect(out.error == .badRequest)
+            #expect(out.message?.contains("not available") == true)
+        }
+    }
+
+    @Test func everyResponseValidatesAgainstTheSchema() throws {
+        let key = Ed25519PrivateKey()
+        let code = try h.code()
+        let outs = [raw("{"), raw(#"{"version":2}"#), h.send(.getBadgeCatalog, by: key), h.redeem(code, by: key),
+                    h.send(.getBadgeCatalog, by: key), h.redeem(code, by: Ed25519PrivateKey())]
+        for out in outs {
+            #expect(BadgeRPCSchema.shared.validateResponse(try JSONValue.parse(out.body)).isEmpty)
+        }
+    }
+}

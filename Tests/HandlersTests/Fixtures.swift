@@ -1,0 +1,109 @@
+import BadgeCore
+import Crypto
+import Foundation
+import Handlers
+import Ledger
+import Schema
+import Storage
+import TestSupport
+
+/// A clock the test moves.
+final class TestClock: @unchecked Sendable {
+    private let lock = NSLock()
+    private var t: Timestamp
+    init(_ t: Timestamp) { self.t = t }
+    var now: Timestamp {
+        get { lock.withLock { t } }
+        set { lock.withLock { t = newValue } }
+    }
+    var function: @Sendable () -> Timestamp { { self.now } }
+}
+
+/// Signs with a keyed hash instead of BBS (the BBS issuer is tested on its own and end to end):
+/// deterministic, fast, and it counts signatures.
+final class CountingIssuer: CredentialIssuing, @unchecked Sendable {
+    private let lock = NSLock()
+    private var _count = 0
+    var failing = false
+    var count: Int { lock.withLock { _count } }
+    var isReady: Bool { true }
+
+    struct Refused: Error {}
+
+    func issue(masterKey: [UInt8], badgeType: BadgeType, expiry: Timestamp) throws -> CredentialWire {
+        if failing { throw Refused() }
+        lock.withLock { _count += 1 }
+        let digest = SHA256.hash(masterKey + Array("\(badgeType)|\(expiry)".utf8))
+        return CredentialWire(badgeKeyIdx: 1, masterKey: masterKey, signature: digest + digest + Array(digest.prefix(16)),
+                              badgeType: badgeType, badgeExpiry: expiry)
+    }
+}
+
+/// A service on a fresh database, with helpers to build and send requests.
+struct Harness {
+    let dir = TemporaryDirectory("handlers")
+    let store: SQLiteBadgeStore
+    let clock: TestClock
+    let issuer = CountingIssuer()
+    let service: BadgeService
+    let codes: CodeAdmin
+
+    init(at t: Timestamp = Timestamp(CivilDate(year: 2026, month: 3, day: 10), hour: 11),
+         providers: Set<String> = []) throws {
+        store = try SQLiteBadgeStore(path: dir.file("badges.sqlite"))
+        clock = TestClock(t)
+        try DefaultCatalog.seedIfEmpty(store, at: t)
+        service = BadgeService(store: store, issuer: issuer, clock: clock.function,
+                               configuration: .init(configuredProviders: providers, catalogCacheSeconds: 0))
+        codes = CodeAdmin(store: store, clock: clock.function)
+    }
+
+    func send(_ request: RPCRequest, as caller: Caller) -> RPCOutcome {
+        service.handle(body: request.json.serialized(), caller: caller)
+    }
+
+    func send(_ command: RPCCommand, by key: Ed25519PrivateKey) -> RPCOutcome {
+        send(RPCRequest(purchaseKey: key.publicKey.purchaseKeyText, command: command), as: .signer(key.publicKey))
+    }
+
+    func code(_ type: String = "supporter", months: Int = 3, uses: Int = 1, payment: CodePayment = .paid,
+              expires: Timestamp? = nil) throws -> String {
+        try codes.create(badgeType: type, months: months, uses: uses, expires: expires, payment: payment)[0]
+    }
+
+    func redeem(_ code: String, by key: Ed25519PrivateKey, masterKey: [UInt8] = SecureRandom.bytes(32)) -> RPCOutcome {
+        send(.redeemBadgeCode(masterKey: masterKey, code: code), by: key)
+    }
+
+    func issue(by key: Ed25519PrivateKey, asserting entry: LedgerEntry) -> RPCOutcome {
+        send(.issueBadge(balance: Balance(lastEntry: entry)), by: key)
+    }
+
+    func ledger(of key: Ed25519PrivateKey) throws -> [LedgerEntry] {
+        try store.read { r in
+            guard let p = try r.purchase(key: key.publicKey.purchaseKeyText) else { return [] }
+            return try r.ledger(purchaseId: p.id)
+        }
+    }
+}
+
+extension RPCOutcome {
+    var credential: CredentialWire? {
+        if case .badgeCredential(let c, _, _, _) = response { return c }
+        return nil
+    }
+    var statement: Statement? {
+        switch response {
+        case .badgeCredential(_, let s, _, _): return s
+        case .badgeCatalog(_, let s): return s
+        default: return nil
+        }
+    }
+    var error: ErrorCode? { response.errorCode }
+    var message: String? {
+        if case .error(_, let m, _) = response { return m }
+        return nil
+    }
+}
+
+func at(_ y: Int, _ m: Int, _ d: Int, _ h: Int = 11) -> Timestamp { Timestamp(CivilDate(year: y, month: m, day: d), hour: h) }

@@ -1,0 +1,204 @@
+import BadgeCore
+import Crypto
+import Foundation
+import Handlers
+import Ledger
+import Schema
+import Storage
+import Testing
+
+@Suite struct IssueTests {
+    let h: Harness
+    init() throws { h = try Harness(at: at(2026, 3, 10)) }
+
+    /// Redeems a fresh code of `months` and returns the key and the client's last entry.
+    func funded(months: Int = 3) throws -> (Ed25519PrivateKey, LedgerEntry) {
+        let key = Ed25519PrivateKey()
+        let out = h.redeem(try h.code(months: months), by: key)
+        return (key, try #require(out.statement?.entries.last))
+    }
+
+    @Test func aRepeatInsideTheIssuedPeriodReturnsTheCachedCredential() throws {
+        let (key, last) = try funded()
+        let first = try h.ledger(of: key)
+        h.clock.now = at(2026, 4, 9)
+        let out = h.issue(by: key, asserting: last)
+        #expect(out.error == nil)
+        #expect(out.credential != nil)
+        #expect(out.statement?.entries == [])
+        #expect(out.statement?.previousEntryId == last.entryId)
+        #expect(try h.ledger(of: key) == first)
+        #expect(h.issuer.count == 1)
+    }
+
+    @Test func theNextMonthIsIssuedWhenDue() throws {
+        let (key, last) = try funded()
+        h.clock.now = at(2026, 4, 10)  // exactly the boundary: the month is due
+        let out = h.issue(by: key, asserting: last)
+        let entries = try #require(out.statement?.entries)
+        #expect(entries.map(\.entryType) == [.debit(.badge)])
+        #expect(entries[0].balanceMonths == 1)
+        #expect(entries[0].balanceStartTs == at(2026, 5, 10))
+        #expect(out.statement?.previousEntryId == last.entryId)
+        // period [04-10, 05-10) ends on a Sunday → Tuesday 2026-05-12
+        #expect(out.credential?.badgeExpiry == Timestamp(CivilDate(year: 2026, month: 5, day: 12)))
+        #expect(h.issuer.count == 2)
+    }
+
+    /// upstream testLapseAfterGap: grant 3 on 2026-03-10, nothing until 05-20 → one lapse and one badge row.
+    @Test func lapseAfterAGap() throws {
+        let (key, last) = try funded()
+        h.clock.now = at(2026, 5, 20)
+        let out = h.issue(by: key, asserting: last)
+        let entries = try #require(out.statement?.entries)
+        #expect(entries.map(\.entryType) == [.debit(.lapse), .debit(.badge)])
+        #expect(entries.map(\.changeMonths) == [-1, -1])
+        #expect(entries.map(\.balanceStartTs) == [at(2026, 5, 10), at(2026, 6, 10)])
+        #expect(entries.last?.balanceMonths == 0)
+        for e in try h.ledger(of: key) { #expect(e.paidThrough == at(2026, 6, 10)) }
+        #expect(out.credential?.badgeExpiry == Timestamp(CivilDate(year: 2026, month: 6, day: 16)))
+    }
+
+    @Test func anExhaustedBalanceGetsNoCredentialAndAStatementThatShowsWhy() throws {
+        let (key, last) = try funded(months: 1)
+        h.clock.now = at(2026, 4, 20)
+        let out = h.issue(by: key, asserting: last)
+        #expect(out.error == nil)
+        #expect(out.credential == nil)
+        #expect(out.statement?.entries == [])
+        #expect(out.statement.map { $0.entries.isEmpty } == true)
+        let tip = try #require(try h.ledger(of: key).last)
+        #expect(tip.balanceMonths == 0)
+        #expect(tip.paidThrough <= h.clock.now)
+    }
+
+    @Test func anUnknownAssertionGetsTheCompleteHistory() throws {
+        let (key, _) = try funded()
+        let stranger = LedgerEntry.emptyEntry(at: at(2026, 3, 10), badgeType: .supporter)
+        let out = h.issue(by: key, asserting: stranger)
+        #expect(out.statement?.previousEntryId == nil)
+        #expect(out.statement?.entries == (try h.ledger(of: key)))
+    }
+
+    @Test func aConflictingAssertionIsNotTrustedAsAPrefix() throws {
+        let (key, last) = try funded()
+        var forged = last
+        forged.balanceMonths += 5
+        let out = h.issue(by: key, asserting: forged)
+        #expect(out.statement?.previousEntryId == nil)
+        #expect(out.statement?.entries.count == 2)
+    }
+
+    @Test func statementsPassTheClientReplicaCheck() throws {
+        let (key, _) = try funded(months: 12)
+        var date = at(2026, 3, 10)
+        for step in 0..<30 {
+            date = date.adding(seconds: Int64(step % 3 == 0 ? 40 : 17) * 86_400)
+            h.clock.now = date
+            let replica = try h.ledger(of: key)
+            _ = h.issue(by: key, asserting: replica.last!)
+        }
+        let rows = try h.ledger(of: key)
+        #expect(checkLedger(rows, purchaseBadgeType: .supporter) == nil)
+        #expect(rows.filter { $0.entryType == .debit(.badge) }.count + rows.filter { $0.entryType == .debit(.lapse) }.map { -$0.changeMonths }.reduce(0, +) == 12)
+    }
+
+    @Test func everyExpiryIsATuesdayMidnightOneToEightDaysAfterItsPeriod() throws {
+        let (key, _) = try funded(months: 24)
+        var date = at(2026, 3, 10)
+        var expiries: [Timestamp] = []
+        for _ in 0..<23 {
+            let replica = try h.ledger(of: key)
+            date = replica.last!.balanceStartTs
+            h.clock.now = date
+            let out = h.issue(by: key, asserting: replica.last!)
+            let c = try #require(out.credential)
+            let end = try #require(out.statement?.entries.last?.balanceStartTs)
+            #expect(c.badgeExpiry.date.isoWeekday == 2 && c.badgeExpiry.secondOfDay == 0)
+            #expect(c.badgeExpiry.seconds - end.seconds > 86_400 && c.badgeExpiry.seconds - end.seconds <= 8 * 86_400)
+            expiries.append(c.badgeExpiry)
+        }
+        #expect(Set(expiries).count == 23)
+    }
+
+    @Test func twentyIdenticalIssueRequestsAtOnceIssueOnce() throws {
+        let (key, last) = try funded()
+        h.clock.now = at(2026, 4, 12)
+        let body = RPCRequest(purchaseKey: key.publicKey.purchaseKeyText, command: .issueBadge(balance: Balance(lastEntry: last)))
+            .json.serialized()
+        let results = Results()
+        DispatchQueue.concurrentPerform(iterations: 20) { _ in
+            results.append(h.service.handle(body: body, caller: .signer(key.publicKey)))
+        }
+        let outs = results.all
+        #expect(outs.allSatisfy { $0.error == nil && $0.credential != nil })
+        #expect(Set(outs.compactMap(\.credential)).count == 1)
+        #expect(try h.ledger(of: key).map(\.entryType) == [.credit(.code), .debit(.badge), .debit(.badge)])
+    }
+
+    @Test func signedCatalogCarriesTheStatement() throws {
+        let (key, _) = try funded()
+        let out = h.send(.getBadgeCatalog, by: key)
+        guard case .badgeCatalog(let catalog, let statement) = out.response else { Issue.record("\(out.response)"); return }
+        #expect(catalog.prices.count == 2)
+        #expect(statement?.entries == (try h.ledger(of: key)))
+    }
+}
+
+@Suite struct AdminTests {
+    let h: Harness
+    init() throws { h = try Harness() }
+
+    @Test func catalogChangesShowInTheCatalog() throws {
+        let admin = CatalogAdmin(store: h.store, clock: h.clock.function)
+        h.clock.now = h.clock.now.adding(seconds: 1)
+        let price = try admin.addPrice(badgeType: "supporter", monthPrice: 800, currency: "usd", replacing: DefaultCatalog.supporterPriceId)
+        try admin.setStatus(DefaultCatalog.threeMonthsOfferId, .disabled)
+        h.clock.now = h.clock.now.adding(seconds: 1)  // items list in creation order
+        let offer = try admin.addOffer(months: 6, discount: .percent(10), priceId: price.priceId)
+        guard case .badgeCatalog(let catalog, _) = h.send(RPCRequest(purchaseKey: nil, command: .getBadgeCatalog), as: .anonymous).response else {
+            Issue.record("no catalog"); return
+        }
+        #expect(catalog.prices.map(\.priceId) == [DefaultCatalog.supporterPriceId, DefaultCatalog.legendPriceId, price.priceId])
+        #expect(catalog.prices[0].status == .deprecated)
+        #expect(catalog.offers.map(\.offerId) == [DefaultCatalog.twelveMonthsOfferId, offer.offerId])
+        #expect(throws: CatalogAdmin.Refusal.self) { try admin.setStatus("nope", .disabled) }
+        #expect(throws: CatalogAdmin.Refusal.self) { try admin.addOffer(months: 3, discount: .freeMonths(3), priceId: nil) }
+        #expect(throws: CatalogAdmin.Refusal.self) { try admin.addPrice(badgeType: "Supporter!", monthPrice: 1, currency: "usd") }
+        #expect(throws: CatalogAdmin.Refusal.self) { try admin.addPrice(badgeType: "legend", monthPrice: 1, currency: "usd", replacing: DefaultCatalog.supporterPriceId) }
+    }
+
+    @Test func seedingHappensOnce() throws {
+        #expect(try !DefaultCatalog.seedIfEmpty(h.store, at: h.clock.now))
+        #expect(try h.store.read { try $0.prices() }.count == 2)
+    }
+
+    @Test func codesAreStoredAsHashesOnly() throws {
+        let created = try h.codes.create(badgeType: "supporter", months: 3, count: 5)
+        #expect(created.count == 5 && Set(created).count == 5)
+        for c in created { #expect(c.count == 26 && c.hasPrefix("SB-")) }
+        let listed = try h.codes.list()
+        #expect(listed.count == 5)
+        let stored = Set(listed.map(\.record.hash))
+        #expect(stored == Set(created.map { SHA256.hash(BadgeCode(parsing: $0)!.hashInput) }))
+        #expect(throws: CodeAdmin.Refusal.notACode) { try h.codes.revoke("SB-bogus") }
+        try h.codes.revoke(created[0])
+        #expect(throws: CodeAdmin.Refusal.unknownCode) { try h.codes.revoke(created[0]) }
+        #expect(throws: CodeAdmin.Refusal.self) { try h.codes.create(badgeType: "supporter", months: 0) }
+        #expect(throws: CodeAdmin.Refusal.self) { try h.codes.create(badgeType: "supporter", months: 3, uses: 1001) }
+    }
+
+    @Test func supportCreditsTopUpTheRun() throws {
+        let key = Ed25519PrivateKey()
+        _ = h.redeem(try h.code(months: 2), by: key)
+        let admin = LedgerAdmin(store: h.store, clock: h.clock.function)
+        let rows = try admin.creditSupport(key.publicKey.purchaseKeyText, months: 4)
+        #expect(rows.map(\.entryType) == [.credit(.support)])
+        #expect(rows[0].balanceMonths == 5)
+        let (_, all) = try admin.show(key.publicKey.purchaseKeyText)
+        #expect(all.count == 3)
+        #expect(checkLedger(all, purchaseBadgeType: .supporter) == nil)
+        #expect(throws: LedgerAdmin.Refusal.unknownPurchase) { try admin.show(Ed25519PrivateKey().publicKey.purchaseKeyText) }
+        #expect(throws: LedgerAdmin.Refusal.notAPurchaseKey) { try admin.show("nope") }
+    }
+}
