@@ -41,6 +41,8 @@ let package = Package(
                           dependencies: ["HTTPServer", "Handlers", "Schema", "RequestAuth", "Credentials",
                                          "Ledger", "Storage", "Crypto", "BBS", "BadgeCore"],
                           swiftSettings: strict),
+        .executableTarget(name: "bbs-bench", dependencies: ["BBS", "Credentials"], path: "bench/bbs",
+                          swiftSettings: optimised),
 
         .testTarget(name: "BadgeCoreTests", dependencies: ["TestSupport", "BadgeCore"], swiftSettings: strict),
         .testTarget(name: "CryptoTests", dependencies: ["TestSupport", "Crypto"], swiftSettings: strict),
