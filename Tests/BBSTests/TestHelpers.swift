@@ -1,4 +1,5 @@
 import Foundation
+import BBS
 import TestSupport
 
 /// Decodes lower- or upper-case hex (test data only; traps on malformed input).
@@ -19,4 +20,10 @@ func hexString(_ bytes: some Sequence<UInt8>) -> String {
 func referenceJSON(_ relative: String) throws -> [String: Any] {
     let data = try Repository.referenceData(relative)
     return try JSONSerialization.jsonObject(with: data) as! [String: Any]
+}
+
+/// A field element from `0x`-prefixed big-endian hex as the RFC 9380 vectors write it.
+func fp(_ text: String) -> Fp {
+    let digits = text.hasPrefix("0x") ? String(text.dropFirst(2)) : text
+    return Fp(bigEndian: hex(String(repeating: "0", count: 96 - digits.count) + digits))!
 }
