@@ -40,7 +40,7 @@ extension Fp: Equatable {
     }
 
     /// The canonical 48-byte big-endian encoding of the integer value.
-    public var bigEndianBytes: [UInt8] { BBS.bigEndianBytes(plainLimbs) }
+    public var bigEndianBytes: [UInt8] { bytesFromLimbs(plainLimbs) }
 
     public static func == (a: Fp, b: Fp) -> Bool {
         ((a.l0 ^ b.l0) | (a.l1 ^ b.l1) | (a.l2 ^ b.l2) | (a.l3 ^ b.l3) | (a.l4 ^ b.l4) | (a.l5 ^ b.l5)) == 0
@@ -48,7 +48,7 @@ extension Fp: Equatable {
 
     /// All ones when zero, else zero.
     @inline(__always)
-    var zeroMask: UInt64 { BBS.zeroMask(l0 | l1 | l2 | l3 | l4 | l5) }
+    var zeroMask: UInt64 { wordZeroMask(l0 | l1 | l2 | l3 | l4 | l5) }
 
     public var isZero: Bool { (l0 | l1 | l2 | l3 | l4 | l5) == 0 }
 

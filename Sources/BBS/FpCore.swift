@@ -3,7 +3,7 @@
 // modulus' top limb is below 2^63 - 1, so intermediate sums never need an extra limb).
 
 /// An element of the BLS12-381 base field GF(p), p a 381-bit prime, in Montgomery form.
-public struct Fp: Sendable {
+public struct Fp: Sendable, BitwiseCopyable {
     // Little-endian limbs of the Montgomery representative a·2^384 mod q, always < q.
     var l0, l1, l2, l3, l4, l5: UInt64
 

@@ -54,7 +54,7 @@ extension Fr: Equatable {
     /// I2OSP(value, 32).
     public var bigEndianBytes: [UInt8] {
         let (a, b, c, d) = plainLimbs
-        return BBS.bigEndianBytes([a, b, c, d])
+        return bytesFromLimbs([a, b, c, d])
     }
 
     public static func == (a: Fr, b: Fr) -> Bool {

@@ -3,7 +3,7 @@
 // modulus' top limb is below 2^63 - 1, so intermediate sums never need an extra limb).
 
 /// An element of the BLS12-381 scalar field GF(r), r the 255-bit group order, in Montgomery form.
-public struct Fr: Sendable {
+public struct Fr: Sendable, BitwiseCopyable {
     // Little-endian limbs of the Montgomery representative a·2^256 mod q, always < q.
     var l0, l1, l2, l3: UInt64
 

@@ -36,14 +36,14 @@ func multiplyAdd(_ a: UInt64, _ b: UInt64, _ c: UInt64, _ d: UInt64) -> (hi: UIn
 
 /// All ones when `x` is zero, else zero; no branch.
 @inline(__always)
-func zeroMask(_ x: UInt64) -> UInt64 {
+func wordZeroMask(_ x: UInt64) -> UInt64 {
     ((x | (0 &- x)) >> 63) &- 1
 }
 
 /// All ones when a == b, else zero; no branch.
 @inline(__always)
 func equalMask(_ a: UInt64, _ b: UInt64) -> UInt64 {
-    zeroMask(a ^ b)
+    wordZeroMask(a ^ b)
 }
 
 /// Big-endian bytes → little-endian 64-bit limbs; `bytes.count` must be 8·n.
@@ -60,7 +60,7 @@ func limbsFromBigEndian(_ bytes: some Collection<UInt8>, count n: Int) -> [UInt6
 }
 
 /// Little-endian 64-bit limbs → big-endian bytes.
-func bigEndianBytes(_ limbs: [UInt64]) -> [UInt8] {
+func bytesFromLimbs(_ limbs: [UInt64]) -> [UInt8] {
     var out = [UInt8]()
     out.reserveCapacity(8 * limbs.count)
     for w in limbs.reversed() {
