@@ -1,20 +1,20 @@
 // Word-level helpers for the multi-precision arithmetic of Fp and Fr.
-// All of them are branch-free: carries and borrows travel as 0/1 words.
+// All of them are branch-free: carries and borrows travel as 0/1 words. The carry of an addition
+// is computed from the top bits (majority function) rather than from overflow flags: with the
+// flag form, LLVM turned some carry propagation into conditional jumps, which would leak timing.
 
 /// a + b + carry (carry 0 or 1) as (sum, carry out).
 @inline(__always)
 func addWithCarry(_ a: UInt64, _ b: UInt64, _ carry: UInt64) -> (UInt64, UInt64) {
-    let (s1, o1) = a.addingReportingOverflow(b)
-    let (s2, o2) = s1.addingReportingOverflow(carry)
-    return (s2, (o1 ? 1 : 0) | (o2 ? 1 : 0))
+    let s = a &+ b &+ carry
+    return (s, ((a & b) | ((a | b) & ~s)) >> 63)
 }
 
 /// a - b - borrow (borrow 0 or 1) as (difference, borrow out).
 @inline(__always)
 func subtractWithBorrow(_ a: UInt64, _ b: UInt64, _ borrow: UInt64) -> (UInt64, UInt64) {
-    let (d1, o1) = a.subtractingReportingOverflow(b)
-    let (d2, o2) = d1.subtractingReportingOverflow(borrow)
-    return (d2, (o1 ? 1 : 0) | (o2 ? 1 : 0))
+    let d = a &- b &- borrow
+    return (d, ((~a & b) | ((~a | b) & d)) >> 63)
 }
 
 /// a·b + c as (high, low); never overflows 128 bits.
