@@ -69,11 +69,6 @@ extension G1Point {
         guard point.isInSubgroup else { throw .notInSubgroup }
         self = point
     }
-
-    /// Whether [r]P is the identity, i.e. P lies in G1 (variable time: points are public).
-    public var isInSubgroup: Bool {
-        multipliedVariableTime(byInteger: Fr.modulusLimbs).isIdentity
-    }
 }
 
 extension G2Point {
@@ -105,8 +100,18 @@ extension G2Point {
         self = point
     }
 
-    /// Whether [r]Q is the identity, i.e. Q lies in G2 (variable time: points are public).
+    /// Whether Q lies in G2: ψ(Q) = [x]Q (Scott, eprint 2021/1130 §4; proof in 2022/352),
+    /// one multiplication by the 64-bit |x| instead of one by r. Variable time: points are public.
     public var isInSubgroup: Bool {
-        multipliedVariableTime(byInteger: Fr.modulusLimbs).isIdentity
+        psi() == -multipliedVariableTime(byInteger: [Pairing.absX])
     }
+
+    /// ψ = untwist ∘ Frobenius ∘ twist: (X : Y : Z) ↦ (X̄·cx : Ȳ·cy : Z̄), cx = ξ^-((p-1)/3), cy = ξ^-((p-1)/2).
+    func psi() -> G2Point {
+        G2Point(x: x.conjugate() * G2Point.psiX, y: y.conjugate() * G2Point.psiY, z: z.conjugate())
+    }
+
+    static let psiX = Fp2(.zero, Fp(hex: "1a0111ea397fe699ec02408663d4de85aa0d857d89759ad4897d29650fb85f9b409427eb4f49fffd8bfd00000000aaad"))
+    static let psiY = Fp2(Fp(hex: "135203e60180a68ee2e9c448d77a2cd91c3dedd930b1cf60ef396489f61eb45e304466cf3e67fa0af1ee7b04121bdea2"),
+                          Fp(hex: "06af0e0437ff400b6831e36d6bd17ffe48395dabc2d3435e77f76e17009241c5ee67992f72ec05f4c81084fbede3cc09"))
 }

@@ -16,13 +16,17 @@ public protocol ProjectiveGroupPoint: Sendable, Equatable {
     static prefix func - (p: Self) -> Self
     func doubled() -> Self
     static func select(_ a: Self, _ b: Self, _ mask: UInt64) -> Self
+    /// [k]P in constant time, for secret scalars.
+    func multiplied(by scalar: Fr) -> Self
+    /// Σ [k_i]P_i for public scalars (variable time).
+    static func multiScalarMultiplyVariableTime(_ points: [Self], _ scalars: [Fr]) -> Self
 }
 
 extension G1Point: ProjectiveGroupPoint {}
 extension G2Point: ProjectiveGroupPoint {}
 
 extension ProjectiveGroupPoint {
-    /// [k]P in constant time, for secret scalars.
+    /// [k]P in constant time: 64 fixed four-bit windows (G1 overrides this with its GLV version).
     public func multiplied(by scalar: Fr) -> Self {
         let (k0, k1, k2, k3) = scalar.plainLimbs
         let limbs = [k0, k1, k2, k3]
@@ -42,26 +46,27 @@ extension ProjectiveGroupPoint {
 
     /// [k]P for a public scalar; faster, but the time depends on k.
     public func multipliedVariableTime(by scalar: Fr) -> Self {
-        let (k0, k1, k2, k3) = scalar.plainLimbs
-        return multipliedVariableTime(byInteger: [k0, k1, k2, k3])
+        Self.multiScalarMultiplyVariableTime([self], [scalar])
     }
 
     /// [k]P for a public non-negative integer k given as little-endian limbs (may exceed r).
     public func multipliedVariableTime(byInteger limbs: [UInt64]) -> Self {
-        Self.multiScalarMultiply([self], [wNAF(limbs, width: 5)])
+        Self.interleavedWNAF([self], [wNAF(limbs, width: 5)])
     }
 
-    /// Σ [k_i]P_i for public scalars, interleaving the points so they share their doublings.
+    /// Σ [k_i]P_i for public scalars, interleaving the points so they share their doublings
+    /// (G1 overrides this to split each scalar with GLV first).
     public static func multiScalarMultiplyVariableTime(_ points: [Self], _ scalars: [Fr]) -> Self {
         precondition(points.count == scalars.count)
         let digits = scalars.map { s -> [Int8] in
             let (k0, k1, k2, k3) = s.plainLimbs
             return wNAF([k0, k1, k2, k3], width: 5)
         }
-        return multiScalarMultiply(points, digits)
+        return interleavedWNAF(points, digits)
     }
 
-    private static func multiScalarMultiply(_ points: [Self], _ digits: [[Int8]]) -> Self {
+    /// Σ [k_i]P_i from the w-NAF digits (width 5) of each k_i.
+    static func interleavedWNAF(_ points: [Self], _ digits: [[Int8]]) -> Self {
         // Odd multiples P, 3P, …, 15P of each point.
         let tables = points.map { p -> [Self] in
             var t = [p]

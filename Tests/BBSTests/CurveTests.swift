@@ -76,3 +76,28 @@ import Testing
         #expect(Pairing.pairing(.identity, q) == .one)
     }
 }
+
+@Suite struct GLVTests {
+    /// Scalars around the GLV split's boundaries (multiples of z = x^2, r - 1) and random ones,
+    /// against the plain (non-GLV) w-NAF multiplication by the integer.
+    @Test(arguments: [
+        "0000000000000000000000000000000000000000000000000000000000000000",
+        "0000000000000000000000000000000000000000000000000000000000000001",
+        "00000000000000000000000000000000ac45a4010001a4020000000100000000",  // z
+        "00000000000000000000000000000000ac45a4010001a40200000000ffffffff",  // z - 1
+        "000000000000000000000000000000015a8b4802000348040000000200000000",  // 2z
+        "73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000000",  // r - 1
+        "73eda753299d7d483339d80809a1d80553bda402fffe5bfefffffffeffffffff",
+        "5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a17",
+        "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+    ])
+    func glvMatchesPlainMultiplication(scalarHex: String) throws {
+        let k = try #require(Fr(bigEndian: hex(scalarHex)))
+        let p = G1Point.generator.multiplied(by: Fr(77))
+        let bytes = hex(scalarHex)
+        let limbs = (0..<4).map { i in bytes[(24 - 8 * i)..<(32 - 8 * i)].reduce(UInt64(0)) { $0 << 8 | UInt64($1) } }
+        let expected = p.multipliedVariableTime(byInteger: limbs)
+        #expect(p.multiplied(by: k) == expected)
+        #expect(p.multipliedVariableTime(by: k) == expected)
+    }
+}

@@ -57,5 +57,37 @@ print("G2 scalar mult (const time):  \(us(g2Mul)) µs")
 print("pairing:                      \(us(pairing)) µs")
 print("BBS Sign (4 messages):        \(String(format: "%.0f", 1 / sign)) per second (\(us(sign)) µs)")
 print("BBS Verify (4 messages):      \(String(format: "%.0f", 1 / verify)) per second (\(us(verify)) µs)")
-// Machine-readable line for the comparison script.
-print("RESULT g1_mul_us=\(us(g1Mul)) g2_mul_us=\(us(g2Mul)) pairing_us=\(us(pairing))")
+
+// blst through pyblst, timed in the same run, when the peers' Python has it.
+let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+let python = ProcessInfo.processInfo.environment["BADGE_PEERS_PYTHON"] ?? root.appendingPathComponent(".venv-peers/bin/python").path
+if let blst = runPython(python, script: root.appendingPathComponent("bench/bbs/blst_timing.py").path) {
+    let fields = Dictionary(uniqueKeysWithValues: blst.split(separator: " ").compactMap { pair -> (String, Double)? in
+        let kv = pair.split(separator: "=")
+        guard kv.count == 2, let v = Double(kv[1]) else { return nil }
+        return (String(kv[0]), v)
+    })
+    print("blst (pyblst 0.3.15, same run):")
+    for (name, key, ours) in [("G1 scalar mult", "g1_mul_us", g1Mul), ("G2 scalar mult", "g2_mul_us", g2Mul), ("pairing", "pairing_us", pairing)] {
+        guard let theirs = fields[key] else { continue }
+        print("  \(name.padding(toLength: 16, withPad: " ", startingAt: 0)) blst \(String(format: "%7.1f", theirs)) µs   ours \(String(format: "%7.1f", ours * 1e6)) µs   ours/blst \(String(format: "%.2f", ours * 1e6 / theirs))")
+    }
+} else {
+    print("pyblst not importable with \(python): no blst comparison (run scripts/peers-venv)")
+}
+
+/// Runs a Python script and returns its trimmed stdout, or nil when Python or pyblst is missing.
+func runPython(_ python: String, script: String) -> String? {
+    guard FileManager.default.isExecutableFile(atPath: python) else { return nil }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: python)
+    process.arguments = [script]
+    let out = Pipe()
+    process.standardOutput = out
+    process.standardError = FileHandle.nullDevice
+    guard (try? process.run()) != nil else { return nil }
+    let data = out.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else { return nil }
+    return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+}
