@@ -51,9 +51,10 @@ public enum BBS {
 
     /// The generator recursion of create_generators.
     static func deriveGenerators(seed: [UInt8], seedDST: [UInt8], generatorDST: [UInt8], count: Int) -> [G1Point] {
+        guard count > 0 else { return [] }
         var v = try! ExpandMessageXMD.expand(seed, dst: seedDST, length: expandLength)
         var out = [G1Point]()
-        for i in 1...max(count, 1) where count > 0 {
+        for i in 1...count {
             v = try! ExpandMessageXMD.expand(v + i2osp(UInt64(i), 8), dst: seedDST, length: expandLength)
             out.append(HashToG1.hash(v, dst: generatorDST))
         }

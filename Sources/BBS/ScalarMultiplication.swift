@@ -1,13 +1,19 @@
-// Scalar multiplication, shared by G1 and G2.
+// Scalar multiplication, shared by G1 and G2 — and the summary of what is constant time.
 //
-// Constant time: `multiplied(by:)` is meant for secret scalars (the issuer key, (SK + e)^-1).
-// It walks all 64 four-bit windows of the 256-bit scalar from the top, doubles four times,
-// and adds one table entry chosen by scanning the whole 16-entry table with masks, so neither
-// the control flow nor the memory addresses depend on the scalar; the complete addition
-// formulas have no exceptional cases to branch on (adding the identity is an ordinary addition).
-// Not constant time: the `…VariableTime` and multi-scalar functions (w-NAF), which skip zero
-// digits; they are only for public scalars (verification, hashing to the curve, subgroup checks,
-// message scalars).
+// Secret data: the issuer key SK, the signature's e before it is published, (SK + e)^-1, and the
+// prover's blinding scalars in ProofGen. For these:
+// - Fp and Fr arithmetic is branch-free (carries as 0/1 words, final subtractions by masks);
+//   Fr inversion is Fermat's a^(r-2): a fixed square-and-multiply chain over a public exponent.
+// - `multiplied(by:)` walks fixed four-bit windows (G1: 33 windows over the two GLV halves,
+//   split without branches; G2: 64 windows), selects each table entry by scanning the whole table
+//   with masks, and uses the complete Renes–Costello–Batina formulas, which need no special case
+//   for the identity or for equal points. So neither branches nor memory addresses depend on it.
+// - Hashing secrets (e's input, KeyGen) goes through OpenSSL's SHA-256.
+// Not constant time, used on public data only: the `…VariableTime` and multi-scalar functions
+// (w-NAF, skipping zero digits), point decoding and subgroup checks, square roots, hash to curve
+// (generator derivation), the pairing, and conversions to affine of public points. Compressing A
+// in Sign inverts Z with Fermat (constant time) although A is public right after.
+// Stack copies of secret scalars are not wiped; BBSSecretKey wipes its own storage.
 
 /// What scalar multiplication needs from a projective point type.
 public protocol ProjectiveGroupPoint: Sendable, Equatable {
