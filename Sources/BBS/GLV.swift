@@ -41,21 +41,12 @@ enum GLV {
         return (k1, q)
     }
 
-    /// Schoolbook product of little-endian limb arrays; the loop bounds depend only on the sizes,
-    /// and carries come from bit arithmetic (no flag-derived selects the compiler could turn
-    /// into jumps). Runs once per scalar multiplication, so its speed does not matter.
+    /// Schoolbook product of little-endian limb arrays; the loop bounds depend only on the sizes.
     static func multiplyFixed(_ a: [UInt64], _ b: [UInt64]) -> [UInt64] {
         var out = [UInt64](repeating: 0, count: a.count + b.count)
         for i in 0..<a.count {
             var carry: UInt64 = 0
-            for j in 0..<b.count {
-                let (hi, lo) = a[i].multipliedFullWidth(by: b[j])
-                var c1: UInt64, c2: UInt64, sum: UInt64
-                (sum, c1) = addWithCarry(lo, out[i + j], 0)
-                (sum, c2) = addWithCarry(sum, carry, 0)
-                out[i + j] = sum
-                carry = hi &+ c1 &+ c2  // cannot overflow: a·b + t + c < 2^128
-            }
+            for j in 0..<b.count { (carry, out[i + j]) = multiplyAdd(a[i], b[j], out[i + j], carry) }
             out[i + b.count] = carry
         }
         return out
