@@ -56,21 +56,17 @@ public struct BadgeCredential: Sendable, Equatable {
 }
 
 extension BadgeCredential {
-    /// `{"badgeInfo": {"badgeExpiry", "badgeExtra", "badgeType"}, "badgeKeyIdx", "masterKey", "signature"}`
-    /// with keys sorted and byte strings base64url-padded, as `issuer sign` prints it.
+    /// `{"badgeKeyIdx":N,"masterKey":"…","signature":"…","badgeInfo":{"badgeType":"…","badgeExpiry":"…","badgeExtra":""}}`:
+    /// fields in upstream's (aeson's) order, byte strings base64url-padded, as `issuer sign` prints it.
     public func jsonText() -> String {
-        let object: [String: Any] = [
-            "badgeKeyIdx": keyIndex,
-            "masterKey": Base64URL.encode(masterKey),
-            "signature": Base64URL.encode(signature),
-            "badgeInfo": [
-                "badgeType": badgeType.rawValue,
-                "badgeExpiry": RFC3339.format(expiry),
-                "badgeExtra": extra,
-            ],
-        ]
-        // Only strings, integers and nested dictionaries: serialisation cannot fail.
-        let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+        let info = #"{"badgeType":\#(Self.jsonString(badgeType.rawValue)),"badgeExpiry":\#(Self.jsonString(RFC3339.format(expiry))),"badgeExtra":\#(Self.jsonString(extra))}"#
+        return #"{"badgeKeyIdx":\#(keyIndex),"masterKey":\#(Self.jsonString(Base64URL.encode(masterKey))),"signature":\#(Self.jsonString(Base64URL.encode(signature))),"badgeInfo":\#(info)}"#
+    }
+
+    /// A JSON string literal (quoted and escaped by JSONSerialization).
+    private static func jsonString(_ value: String) -> String {
+        // A string fragment always serialises.
+        let data = try! JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed, .withoutEscapingSlashes])
         return String(decoding: data, as: UTF8.self)
     }
 

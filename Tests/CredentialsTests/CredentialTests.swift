@@ -119,9 +119,18 @@ let expiry = Timestamp(CivilDate(year: 2026, month: 4, day: 14))
         #expect((object["masterKey"] as! String).count == 44)
         let info = object["badgeInfo"] as! [String: String]
         #expect(info == ["badgeType": "future-type", "badgeExpiry": "2026-04-14T00:00:00Z", "badgeExtra": ""])
+        #expect(text.hasPrefix(#"{"badgeKeyIdx":3,"masterKey":""#))
+        #expect(text.hasSuffix(#""badgeInfo":{"badgeType":"future-type","badgeExpiry":"2026-04-14T00:00:00Z","badgeExtra":""}}"#))
         let parsed = try BadgeCredential(jsonText: text)
         #expect(parsed == credential)
         #expect(parsed.isValid(under: testSecret.publicKey))
+    }
+
+    @Test func jsonEscapesTextFields() throws {
+        var credential = try signer.sign(masterKey: masterKey, expiry: expiry, badgeType: #"quote" back\slash é"#)
+        credential.extra = "line\nbreak"
+        let parsed = try BadgeCredential(jsonText: credential.jsonText())
+        #expect(parsed == credential)
     }
 
     @Test func refusesMalformedJSON() {
