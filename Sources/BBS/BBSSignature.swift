@@ -1,0 +1,53 @@
+
+// BBS Sign and Verify (draft-irtf-cfrg-bbs-signatures -06 … -09, §3.5, §3.6, CoreSign/CoreVerify).
+// Secret data in Sign: SK, e and (SK + e)^-1. SK + e and the Fermat inverse are fixed sequences of
+// Fr operations; the multiplication of B by (SK + e)^-1 is the constant-time fixed-window one.
+// B itself depends only on public values (generators, domain, message scalars), so its
+// multi-scalar multiplication uses the faster variable-time code.
+
+extension BBS {
+    /// Sign(SK, PK, header, messages): the 80-byte signature A ‖ e.
+    public static func sign(secretKey: BBSSecretKey, publicKey: BBSPublicKey,
+                            header: [UInt8], messages: [[UInt8]]) throws(BBSError) -> [UInt8] {
+        let gens = cachedGenerators(count: messages.count + 1)
+        let scalars = messagesToScalars(messages)
+        let domain = calculateDomain(publicKey: publicKey.bytes, generators: gens[...], header: header)
+
+        var eInput = secretKey.bytes
+        defer { wipe(&eInput) }
+        for s in scalars { eInput += s.bigEndianBytes }
+        eInput += domain.bigEndianBytes
+        let e = hashToScalar(eInput, dst: hashToScalarDST)
+
+        let b = computeB(generators: gens, domain: domain, scalars: scalars)
+        let skPlusE = secretKey.scalar + e
+        guard !skPlusE.isZero else { throw .degenerateSignature }
+        let a = b.multiplied(by: skPlusE.inverse())
+        return a.compressed + e.bigEndianBytes
+    }
+
+    /// Verify(PK, signature, header, messages).
+    public static func verify(publicKey: BBSPublicKey, signature: [UInt8],
+                              header: [UInt8], messages: [[UInt8]]) -> Bool {
+        guard let (a, e) = decodeSignature(signature) else { return false }
+        let gens = cachedGenerators(count: messages.count + 1)
+        let domain = calculateDomain(publicKey: publicKey.bytes, generators: gens[...], header: header)
+        let b = computeB(generators: gens, domain: domain, scalars: messagesToScalars(messages))
+        // e(A, W) · e(A·e - B, BP2) = 1  (the -09 form; the same check as -06's).
+        return Pairing.isProductOne([(a, publicKey.point), (a.multipliedVariableTime(by: e) - b, .generator)])
+    }
+
+    /// Verify with the public key as bytes; an invalid key verifies nothing.
+    public static func verify(publicKey: [UInt8], signature: [UInt8], header: [UInt8], messages: [[UInt8]]) -> Bool {
+        guard let pk = try? BBSPublicKey(bytes: publicKey) else { return false }
+        return verify(publicKey: pk, signature: signature, header: header, messages: messages)
+    }
+
+    /// octets_to_signature: A a non-identity G1 point, e in [1, r-1].
+    static func decodeSignature(_ bytes: [UInt8]) -> (G1Point, Fr)? {
+        guard bytes.count == signatureByteCount,
+              let a = try? G1Point(compressed: bytes[0..<48]), !a.isIdentity,
+              let e = Fr(bigEndian: bytes[48..<80]), !e.isZero else { return nil }
+        return (a, e)
+    }
+}

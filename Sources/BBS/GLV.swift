@@ -1,0 +1,103 @@
+// The GLV endomorphism of G1: φ(x, y) = (β·x, y) with β a cube root of unity in Fp acts on G1 as
+// multiplication by λ = z - 1, z = x^2 (x the curve parameter). Writing k = q·z + t (t < z) gives
+// k = q·λ + (q + t): two scalars of about 128 bits instead of one of 255, so a scalar
+// multiplication needs half the doublings.
+//
+// The split is constant time: q comes from a Barrett quotient (a fixed-size product and a shift)
+// corrected by one masked subtraction, with no branch on the scalar.
+
+enum GLV {
+    /// β with φ(P) = [z - 1]P on G1.
+    static let beta = Fp(hex: "1a0111ea397fe699ec02408663d4de85aa0d857d89759ad4897d29650fb85f9b409427eb4f49fffd8bfd00000000aaac")
+    /// β² with φ²(P) = [-z]P, the endomorphism of the G1 membership test.
+    static let betaSquared = Fp(hex: "5f19672fdf76ce51ba69c6076a0f77eaddb3a93be6f89688de17d813620a00022e01fffffffefffe")
+    /// z = x^2, little-endian limbs.
+    static let z: [UInt64] = [0x0000_0001_0000_0000, 0xac45_a401_0001_a402]
+    /// floor(2^384 / z).
+    static let barrett: [UInt64] = [0xa1a8_72d6_818b_e409, 0x034e_b4b9_27ad_c027, 0x63f6_e522_f6cf_ee2e,
+                                    0x7c6b_ecf1_e01f_aadd, 0x1]
+
+    /// (k1, k2) with k = k1 + k2·λ mod r, both < 2^130, as three little-endian limbs each.
+    static func split(_ k: (UInt64, UInt64, UInt64, UInt64)) -> (k1: [UInt64], k2: [UInt64]) {
+        let scalar = [k.0, k.1, k.2, k.3]
+        // q ∈ {floor(k/z) - 1, floor(k/z)} (Barrett with k < 2^384).
+        var q = Array(multiplyFixed(scalar, barrett)[6..<9])
+        // t = k - q·z < 2z, then one masked correction.
+        let qz = multiplyFixed(q, z)
+        var t = [UInt64](repeating: 0, count: 4)
+        var borrow: UInt64 = 0
+        for i in 0..<4 { (t[i], borrow) = subtractWithBorrow(scalar[i], qz[i], borrow) }
+        var reduced = [UInt64](repeating: 0, count: 4)
+        borrow = 0
+        for i in 0..<4 { (reduced[i], borrow) = subtractWithBorrow(t[i], i < 2 ? z[i] : 0, borrow) }
+        let useReduced = 0 &- (borrow ^ 1)  // all ones when t ≥ z
+        for i in 0..<4 { t[i] = t[i] ^ ((t[i] ^ reduced[i]) & useReduced) }
+        var carry = useReduced & 1
+        for i in 0..<3 { (q[i], carry) = addWithCarry(q[i], 0, carry) }
+        // k1 = q + t, k2 = q.
+        var k1 = [UInt64](repeating: 0, count: 3)
+        carry = 0
+        for i in 0..<3 { (k1[i], carry) = addWithCarry(q[i], t[i], carry) }
+        return (k1, q)
+    }
+
+    /// Schoolbook product of little-endian limb arrays; the loop bounds depend only on the sizes.
+    static func multiplyFixed(_ a: [UInt64], _ b: [UInt64]) -> [UInt64] {
+        var out = [UInt64](repeating: 0, count: a.count + b.count)
+        for i in 0..<a.count {
+            var carry: UInt64 = 0
+            for j in 0..<b.count { (carry, out[i + j]) = multiplyAdd(a[i], b[j], out[i + j], carry) }
+            out[i + b.count] = carry
+        }
+        return out
+    }
+}
+
+extension G1Point {
+    /// φ(P) = (β·X : Y : Z).
+    @inline(__always)
+    func endomorphism() -> G1Point { G1Point(x: x * GLV.beta, y: y, z: z) }
+
+    /// [k]P in constant time with the GLV split: 33 four-bit windows over two ~130-bit scalars,
+    /// each window adding one entry of each 16-entry table, chosen by a full masked scan.
+    public func multiplied(by scalar: Fr) -> G1Point {
+        let (k1, k2) = GLV.split(scalar.plainLimbs)
+        var table = [G1Point](repeating: .identity, count: 16)
+        table[1] = self
+        for i in 2..<16 { table[i] = (i & 1 == 0) ? table[i / 2].doubled() : table[i - 1] + self }
+        let phiTable = table.map { $0.endomorphism() }
+        var acc = G1Point.identity
+        for window in (0..<33).reversed() {
+            acc = acc.doubled().doubled().doubled().doubled()
+            let limb = window / 16, shift = UInt64(4 * (window % 16))
+            let d1 = (k1[limb] >> shift) & 15
+            let d2 = (k2[limb] >> shift) & 15
+            var c1 = G1Point.identity, c2 = G1Point.identity
+            for i in 0..<16 {
+                c1 = G1Point.select(c1, table[i], equalMask(UInt64(i), d1))
+                c2 = G1Point.select(c2, phiTable[i], equalMask(UInt64(i), d2))
+            }
+            acc = acc + c1 + c2
+        }
+        return acc
+    }
+
+    /// Σ [k_i]P_i for public scalars: each term split by GLV, then one interleaved w-NAF pass.
+    public static func multiScalarMultiplyVariableTime(_ points: [G1Point], _ scalars: [Fr]) -> G1Point {
+        precondition(points.count == scalars.count)
+        var allPoints = [G1Point](), digits = [[Int8]]()
+        for (p, s) in zip(points, scalars) {
+            let (k1, k2) = GLV.split(s.plainLimbs)
+            allPoints += [p, p.endomorphism()]
+            digits += [wNAF(k1, width: 5), wNAF(k2, width: 5)]
+        }
+        return interleavedWNAF(allPoints, digits)
+    }
+
+    /// Whether P lies in G1: φ²(P) = [-x^2]P (Scott, eprint 2021/1130 §6; proof in 2022/352),
+    /// two multiplications by the 64-bit |x| instead of one by r.
+    public var isInSubgroup: Bool {
+        let xxP = multipliedVariableTime(byInteger: [Pairing.absX]).multipliedVariableTime(byInteger: [Pairing.absX])
+        return G1Point(x: x * GLV.betaSquared, y: y, z: z) == -xxP
+    }
+}

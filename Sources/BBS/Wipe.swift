@@ -1,0 +1,11 @@
+import Glibc
+
+/// Overwrites a byte buffer with zeros in a way the optimiser may not drop (explicit_bzero).
+public func wipe(_ bytes: inout [UInt8]) {
+    bytes.withUnsafeMutableBytes { if let base = $0.baseAddress { explicit_bzero(base, $0.count) } }
+}
+
+/// Overwrites a trivial value's storage with zeros (explicit_bzero).
+func wipe<T: BitwiseCopyable>(value: inout T) {
+    withUnsafeMutableBytes(of: &value) { if let base = $0.baseAddress { explicit_bzero(base, $0.count) } }
+}

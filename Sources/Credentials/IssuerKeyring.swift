@@ -1,0 +1,140 @@
+import BadgeCore
+import Foundation
+
+/// The issuer keys by index (1 … 8), exactly one of them active for signing.
+///
+/// Constructing a keyring checks every secret against the public key configured for its index
+/// and throws `CredentialError.publicKeyMismatch` on a difference, so a service with a wrong
+/// secret refuses to start rather than issue credentials no client accepts.
+///
+/// Key file (`issuer-keys.json` in the data directory, mode 0600):
+///
+///     {"active": 1,
+///      "keys": {"1": {"secretKey": "<base64url, 44 chars>", "publicKey": "<base64url, 128 chars>"},
+///               "2": {"publicKey": "<base64url, 128 chars>"}}}
+///
+/// `secretKey` is optional except for the active index (older keys may be kept public-only, to
+/// verify what they signed); `publicKey` is optional when `secretKey` is present (then derived).
+public struct IssuerKeyring: Sendable {
+    /// Valid issuer key indexes: released clients ship keys 1 … 8.
+    public static let indexRange = 1...8
+
+    /// One index's keys.
+    public struct Entry: Sendable {
+        public let publicKey: IssuerPublicKey
+        public let secretKey: IssuerSecretKey?
+    }
+
+    public let activeIndex: Int
+    public let entries: [Int: Entry]
+    /// Signs with the active key.
+    public let signer: BadgeCredentialSigner
+
+    /// Checks indexes, that the active index has a secret, and that each secret derives the
+    /// public key configured beside it (when one is configured).
+    public init(active: Int, keys: [Int: (secretKey: IssuerSecretKey?, publicKey: IssuerPublicKey?)]) throws(CredentialError) {
+        var entries = [Int: Entry]()
+        for (index, pair) in keys {
+            guard Self.indexRange.contains(index) else { throw .invalidKeyIndex(index) }
+            switch (pair.secretKey, pair.publicKey) {
+            case let (secret?, configured?):
+                guard secret.publicKey == configured else {
+                    throw .publicKeyMismatch(index: index, derived: secret.publicKey.text, configured: configured.text)
+                }
+                entries[index] = Entry(publicKey: configured, secretKey: secret)
+            case let (secret?, nil):
+                entries[index] = Entry(publicKey: secret.publicKey, secretKey: secret)
+            case let (nil, configured?):
+                entries[index] = Entry(publicKey: configured, secretKey: nil)
+            case (nil, nil):
+                throw .malformedKeyFile("index \(index) has neither secretKey nor publicKey")
+            }
+        }
+        guard Self.indexRange.contains(active) else { throw .invalidKeyIndex(active) }
+        guard let secret = entries[active]?.secretKey else { throw .noActiveSigningKey(index: active) }
+        activeIndex = active
+        self.entries = entries
+        signer = try BadgeCredentialSigner(keyIndex: active, secretKey: secret)
+    }
+
+    /// A keyring holding one signing key at `index`.
+    public init(index: Int, secretKey: IssuerSecretKey) throws(CredentialError) {
+        try self.init(active: index, keys: [index: (secretKey, nil)])
+    }
+
+    /// The public keys clients need, by index (what `issuer show` prints).
+    public var publicKeysByIndex: [Int: IssuerPublicKey] { entries.mapValues(\.publicKey) }
+
+    /// Signs with the active key; see `BadgeCredentialSigner.sign`.
+    public func sign(masterKey: [UInt8], expiry: Timestamp, badgeType: BadgeType) throws(CredentialError) -> BadgeCredential {
+        try signer.sign(masterKey: masterKey, expiry: expiry, badgeType: badgeType)
+    }
+
+    /// Whether `credential` verifies under the key its `keyIndex` names (false for unknown indexes).
+    public func verify(_ credential: BadgeCredential) -> Bool {
+        guard let key = entries[credential.keyIndex]?.publicKey else { return false }
+        return credential.isValid(under: key)
+    }
+}
+
+extension IssuerKeyring {
+    /// Parses the key file format described on the type.
+    public init(json data: Data) throws(CredentialError) {
+        let parsed: Any
+        do { parsed = try JSONSerialization.jsonObject(with: data) } catch { throw .malformedKeyFile("not JSON") }
+        guard let object = parsed as? [String: Any] else { throw .malformedKeyFile("not a JSON object") }
+        guard let active = object["active"] as? Int else { throw .malformedKeyFile("\"active\" must be an integer") }
+        guard let keys = object["keys"] as? [String: Any] else { throw .malformedKeyFile("\"keys\" must be an object") }
+        var pairs = [Int: (secretKey: IssuerSecretKey?, publicKey: IssuerPublicKey?)]()
+        for (name, value) in keys {
+            guard let index = Int(name), String(index) == name else { throw .malformedKeyFile("key index \"\(name)\" is not an integer") }
+            guard let entry = value as? [String: Any] else { throw .malformedKeyFile("keys.\(name) must be an object") }
+            var secret: IssuerSecretKey?
+            var publicKey: IssuerPublicKey?
+            if let text = entry["secretKey"] {
+                guard let text = text as? String else { throw .malformedKeyFile("keys.\(name).secretKey must be a string") }
+                secret = try IssuerSecretKey(text: text)
+            }
+            if let text = entry["publicKey"] {
+                guard let text = text as? String else { throw .malformedKeyFile("keys.\(name).publicKey must be a string") }
+                publicKey = try IssuerPublicKey(text: text)
+            }
+            pairs[index] = (secret, publicKey)
+        }
+        try self.init(active: active, keys: pairs)
+    }
+
+    /// The key file's JSON (secrets included).
+    public func jsonText() -> String {
+        var keys = [String: Any]()
+        for (index, entry) in entries {
+            var e: [String: Any] = ["publicKey": entry.publicKey.text]
+            if let secret = entry.secretKey { e["secretKey"] = secret.text }
+            keys[String(index)] = e
+        }
+        let data = try! JSONSerialization.data(withJSONObject: ["active": activeIndex, "keys": keys] as [String: Any],
+                                               options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
+        return String(decoding: data, as: UTF8.self) + "\n"
+    }
+
+    /// Reads and validates a key file.
+    public static func load(from url: URL) throws -> IssuerKeyring {
+        try IssuerKeyring(json: try Data(contentsOf: url))
+    }
+
+    /// Writes the key file readable by the owner only (0600), replacing any existing file.
+    public func save(to url: URL) throws {
+        let fm = FileManager.default
+        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).tmp")
+        try? fm.removeItem(at: temporary)
+        guard fm.createFile(atPath: temporary.path, contents: Data(), attributes: [.posixPermissions: 0o600]) else {
+            throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: temporary.path])
+        }
+        let handle = try FileHandle(forWritingTo: temporary)
+        try handle.write(contentsOf: Data(jsonText().utf8))
+        try handle.synchronize()
+        try handle.close()
+        if fm.fileExists(atPath: url.path) { try fm.removeItem(at: url) }
+        try fm.moveItem(at: temporary, to: url)
+    }
+}
