@@ -1,0 +1,176 @@
+import Glibc
+
+/// One accepted socket and its state machine, owned by one event loop and touched only on that
+/// loop's thread (the `@unchecked Sendable` only lets a `respond` closure carry it back to the
+/// loop, which checks the thread before touching it).
+///
+/// The socket is registered edge-triggered for input and output once, for its whole life, so
+/// pausing and resuming reads costs no epoll_ctl: `readable`/`writable` remember the last edge,
+/// reading simply stops while the machine does not want input, and resumes by reading until
+/// EAGAIN (or a short read) whenever it wants input again.
+final class Connection: @unchecked Sendable {
+    let fd: Int32
+    let slot: Int
+    let generation: UInt32
+    unowned let loop: EventLoop
+    var machine: HTTPConnectionStateMachine<SystemConnectionClock>
+
+    var readable = false
+    var writable = true
+    var peerHalfClosed = false
+    var outbound: [UInt8] = []
+    var outboundOffset = 0
+    /// The outbound bytes end with a final response: report `writeCompleted` when flushed.
+    var finalResponsePending = false
+    var isClosed = false
+    var inReadyList = false
+    var dispatchedAt: UInt64 = 0
+    var requestForLog: HTTPRequest?
+
+    /// Reads per wake-up before yielding to other connections (each up to the loop buffer size).
+    static let readBudget = 4
+
+    init(fd: Int32, slot: Int, generation: UInt32, loop: EventLoop, remoteAddress: String) {
+        self.fd = fd
+        self.slot = slot
+        self.generation = generation
+        self.loop = loop
+        machine = HTTPConnectionStateMachine(limits: loop.context.configuration.limits,
+                                             timeouts: loop.context.configuration.timeouts,
+                                             remoteAddress: remoteAddress, clock: loop.clock)
+    }
+
+    var tag: UInt64 { UInt64(generation) << 32 | UInt64(slot) }
+
+    /// Executes `action` and whatever follows from it until the machine waits on I/O or the responder.
+    func perform(_ first: HTTPConnectionStateMachine<SystemConnectionClock>.Action) {
+        var action = first
+        while !isClosed {
+            switch action {
+            case .none:
+                return
+            case .startReading:
+                action = readAvailable()
+            case .writeInterim(let bytes):
+                enqueue(bytes)
+                action = flush()
+                if action == .none { action = .startReading }
+            case .dispatch(let request):
+                action = dispatch(request)
+            case .write(let bytes):
+                enqueue(bytes)
+                finalResponsePending = true
+                action = flush()
+            case .closeAfterDraining:
+                shutdown(fd, Int32(SHUT_WR))
+                action = .startReading
+            case .close:
+                loop.close(self)
+                return
+            }
+        }
+    }
+
+    /// Reads while the machine wants input and the socket has data.
+    private func readAvailable() -> HTTPConnectionStateMachine<SystemConnectionClock>.Action {
+        var budget = Self.readBudget
+        let buffer = loop.readBuffer
+        while machine.wantsInput && readable {
+            guard budget > 0 else {
+                loop.scheduleRead(self)
+                return .none
+            }
+            budget -= 1
+            let n = recv(fd, buffer.baseAddress, buffer.count, 0)
+            if n > 0 {
+                // A short read emptied the socket; edge-triggered epoll reports the next arrival
+                // (a FIN seen with this data was reported as RDHUP: read on to collect the EOF).
+                if n < buffer.count && !peerHalfClosed { readable = false }
+                let action = machine.bytesReceived(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+                switch action {
+                case .none, .startReading: continue
+                default: return action
+                }
+            } else if n == 0 {
+                readable = false
+                return machine.peerClosed()
+            } else {
+                switch errno {
+                case EAGAIN, EWOULDBLOCK:
+                    readable = false
+                case EINTR:
+                    continue
+                default:
+                    return .close
+                }
+            }
+        }
+        return .none
+    }
+
+    private func enqueue(_ bytes: [UInt8]) {
+        if outboundOffset >= outbound.count {
+            outbound = bytes
+            outboundOffset = 0
+        } else {
+            outbound.append(contentsOf: bytes)
+        }
+    }
+
+    /// Writes queued bytes until done or the socket is full.
+    func flush() -> HTTPConnectionStateMachine<SystemConnectionClock>.Action {
+        guard writable else { return .none }
+        while outboundOffset < outbound.count {
+            let n = outbound.withUnsafeBytes { bytes in
+                send(fd, bytes.baseAddress! + outboundOffset, bytes.count - outboundOffset, Int32(MSG_NOSIGNAL))
+            }
+            if n >= 0 {
+                outboundOffset += n
+            } else {
+                switch errno {
+                case EAGAIN, EWOULDBLOCK:
+                    writable = false
+                    return .none
+                case EINTR:
+                    continue
+                default:
+                    return .close
+                }
+            }
+        }
+        outbound = []
+        outboundOffset = 0
+        if finalResponsePending {
+            finalResponsePending = false
+            return machine.writeCompleted()
+        }
+        return .none
+    }
+
+    private func dispatch(_ request: HTTPRequest) -> HTTPConnectionStateMachine<SystemConnectionClock>.Action {
+        let context = loop.context
+        if context.configuration.onResponse != nil {
+            dispatchedAt = loop.clock.nanoseconds
+            requestForLog = request
+        }
+        let sequence = machine.sequence
+        let loop = self.loop
+        loop.beginInline(self, sequence: sequence)
+        context.responder.handle(request) { [self] response in
+            loop.respond(self, sequence: sequence, response: response)
+        }
+        guard let response = loop.endInline() else { return .none }
+        return deliver(response, sequence: sequence)
+    }
+
+    /// Feeds the responder's answer to the machine (on the loop thread).
+    func deliver(_ response: HTTPResponse, sequence: UInt64) -> HTTPConnectionStateMachine<SystemConnectionClock>.Action {
+        guard !isClosed else { return .none }
+        let action = machine.responseReady(response, sequence: sequence)
+        if action != .none, let onResponse = loop.context.configuration.onResponse, let request = requestForLog {
+            requestForLog = nil
+            onResponse(request, response, loop.clock.nanoseconds &- dispatchedAt)
+        }
+        return action
+    }
+}

@@ -1,0 +1,326 @@
+import Foundation
+import Glibc
+
+/// One thread, one epoll instance, one listening socket, and the connections accepted on it.
+///
+/// - Listener: level-triggered, accepted in batches of at most `acceptBatch` per wake-up so a
+///   connection flood cannot starve the connections already open; over `maxConnections` a new
+///   socket is accepted and closed at once. On EMFILE/ENFILE the listener is paused until the
+///   next sweep instead of spinning.
+/// - Connections: edge-triggered for input and output, registered once (see `Connection`).
+///   Reads go into one loop-wide buffer; a connection keeps only what it has not consumed, so
+///   an idle keep-alive connection costs its object and state machine (well under 2 KiB of
+///   heap) plus kernel socket buffers.
+/// - Timers: no timer per connection. Each connection's state machine exposes one `deadline`;
+///   a sweep every `timerResolution` compares it with the clock. O(connections) per sweep,
+///   nothing allocated when a deadline moves (which happens several times per request).
+/// - Other threads (responders answering later, shutdown) reach the loop through a locked
+///   inbox and an eventfd; writes to the eventfd are coalesced while a wake-up is pending.
+final class EventLoop: @unchecked Sendable {
+    let context: ServerContext
+    let clock = SystemConnectionClock()
+    let readBuffer: UnsafeMutableRawBufferPointer
+
+    private let epoll: Int32
+    private let wakeFD: Int32
+    private var listener: Int32
+    private let events: UnsafeMutableRawPointer
+    private let maxEvents: Int32 = 256
+    private static let listenerTag: UInt64 = 0
+    private static let wakeTag: UInt64 = 1
+    private static let acceptBatch = 64
+
+    // Loop-thread state.
+    private var connections: [Connection?] = []
+    private var freeSlots: [Int] = []
+    private var generations: [UInt32] = []
+    private var liveConnections = 0
+    private var readyToRead: [Connection] = []
+    private var localInbox: [(Connection, UInt64, HTTPResponse)] = []
+    private var inlineConnection: Connection?
+    private var inlineSequence: UInt64 = 0
+    private var inlineResponse: HTTPResponse?
+    private var loopThread = pthread_t()
+    private var stopping = false
+    private var forceCloseAt: UInt64 = .max
+    private var listenerPausedUntil: UInt64 = 0
+    private var listenerRegistered = false
+
+    // Shared with other threads, under `lock`.
+    private let lock = NSLock()
+    private var inbox: [(Connection, UInt64, HTTPResponse)] = []
+    private var wakePending = false
+    private var shutdownRequested = false
+
+    init(context: ServerContext, listener: Int32) throws {
+        self.context = context
+        self.listener = listener
+        epoll = Linux.epollCreate1(Linux.closeOnExec)
+        guard epoll >= 0 else { throw HTTPServerError(operation: "epoll_create1", code: errno) }
+        wakeFD = Linux.eventfd(0, Linux.nonBlocking | Linux.closeOnExec)
+        guard wakeFD >= 0 else { throw HTTPServerError(operation: "eventfd", code: errno) }
+        readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
+        events = UnsafeMutableRawPointer.allocate(byteCount: Int(maxEvents) * Linux.epollEventSize, alignment: 8)
+        guard Linux.epollAdd(epoll, wakeFD, events: Linux.epollIn, tag: Self.wakeTag) else {
+            throw HTTPServerError(operation: "epoll_ctl eventfd", code: errno)
+        }
+        listenerRegistered = Linux.epollAdd(epoll, listener, events: Linux.epollIn, tag: Self.listenerTag)
+        guard listenerRegistered else { throw HTTPServerError(operation: "epoll_ctl listener", code: errno) }
+    }
+
+    deinit {
+        // Closed only here: a late `respond` from another thread may still write to wakeFD.
+        Glibc.close(wakeFD)
+        Glibc.close(epoll)
+        if listener >= 0 { Glibc.close(listener) }
+        readBuffer.deallocate()
+        events.deallocate()
+    }
+
+    /// The loop body; returns when shut down and every connection is closed.
+    func run() {
+        loopThread = pthread_self()
+        let resolution = max(1, context.configuration.timeouts.timerResolution.nanoseconds)
+        let resolutionMilliseconds = Int32(clamping: max(1, resolution / 1_000_000))
+        var nextSweep = clock.nanoseconds &+ resolution
+        while true {
+            let timeout: Int32 = readyToRead.isEmpty ? resolutionMilliseconds : 0
+            let count = Linux.epollWait(epoll, events, maxEvents, timeout)
+            if count < 0 && errno != EINTR { fatalError("epoll_wait: \(String(cString: strerror(errno)))") }
+            for index in 0..<Int(max(0, count)) {
+                let event = events + index * Linux.epollEventSize
+                let flags = event.loadUnaligned(as: UInt32.self)
+                let tag = event.loadUnaligned(fromByteOffset: Linux.epollDataOffset, as: UInt64.self)
+                switch tag {
+                case Self.listenerTag: acceptConnections()
+                case Self.wakeTag: drainWakeups()
+                default: handle(flags, tag: tag)
+                }
+            }
+            processLocalInbox()
+            processReadyList()
+            let now = clock.nanoseconds
+            if now >= nextSweep {
+                sweep(now: now)
+                nextSweep = now &+ resolution
+            }
+            if stopping && liveConnections == 0 { break }
+        }
+        closeListener()
+    }
+
+    // MARK: Cross-thread entry points
+
+    /// Asks the loop to shut down gracefully (any thread).
+    func requestShutdown() {
+        lock.lock()
+        shutdownRequested = true
+        let wake = !wakePending
+        wakePending = true
+        lock.unlock()
+        if wake { signalWake() }
+    }
+
+    /// Delivers a responder's answer (any thread).
+    func respond(_ connection: Connection, sequence: UInt64, response: HTTPResponse) {
+        if pthread_equal(pthread_self(), loopThread) != 0 {
+            if inlineConnection === connection && inlineSequence == sequence && inlineResponse == nil {
+                inlineResponse = response
+            } else {
+                localInbox.append((connection, sequence, response))
+            }
+            return
+        }
+        lock.lock()
+        inbox.append((connection, sequence, response))
+        let wake = !wakePending
+        wakePending = true
+        lock.unlock()
+        if wake { signalWake() }
+    }
+
+    private func signalWake() {
+        var one: UInt64 = 1
+        _ = write(wakeFD, &one, 8)
+    }
+
+    // MARK: Loop-thread helpers used by Connection
+
+    func beginInline(_ connection: Connection, sequence: UInt64) {
+        inlineConnection = connection
+        inlineSequence = sequence
+        inlineResponse = nil
+    }
+
+    func endInline() -> HTTPResponse? {
+        inlineConnection = nil
+        defer { inlineResponse = nil }
+        return inlineResponse
+    }
+
+    /// Continues reading `connection` on the next iteration (its read budget ran out).
+    func scheduleRead(_ connection: Connection) {
+        guard !connection.inReadyList else { return }
+        connection.inReadyList = true
+        readyToRead.append(connection)
+    }
+
+    func close(_ connection: Connection) {
+        guard !connection.isClosed else { return }
+        connection.isClosed = true
+        connection.machine.closed()
+        Linux.epollRemove(epoll, connection.fd)
+        Glibc.close(connection.fd)
+        connections[connection.slot] = nil
+        freeSlots.append(connection.slot)
+        liveConnections -= 1
+        context.gauge.release()
+    }
+
+    // MARK: Events
+
+    private func handle(_ flags: UInt32, tag: UInt64) {
+        let slot = Int(tag & 0xFFFF_FFFF)
+        guard slot < connections.count, let connection = connections[slot],
+              connection.generation == UInt32(tag >> 32) else { return }
+        if flags & Linux.epollErr != 0 {
+            close(connection)
+            return
+        }
+        if flags & Linux.epollRdHup != 0 { connection.peerHalfClosed = true }
+        if flags & Linux.epollOut != 0 && !connection.writable {
+            connection.writable = true
+            connection.perform(connection.flush())
+        }
+        if flags & (Linux.epollIn | Linux.epollRdHup | Linux.epollHup) != 0 && !connection.isClosed {
+            connection.readable = true
+            if connection.machine.wantsInput {
+                connection.perform(.startReading)
+            } else if flags & Linux.epollHup != 0 {
+                // Both directions are gone (reset): nothing can be delivered any more.
+                close(connection)
+            }
+        }
+    }
+
+    private func acceptConnections() {
+        for _ in 0..<Self.acceptBatch {
+            var address = sockaddr_storage()
+            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            let fd = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    Linux.accept4(listener, $0, &length, Linux.nonBlocking | Linux.closeOnExec)
+                }
+            }
+            if fd < 0 {
+                switch errno {
+                case EINTR, ECONNABORTED: continue
+                case EMFILE, ENFILE, ENOBUFS, ENOMEM:
+                    // Out of descriptors: stop polling the listener until the next sweep.
+                    pauseListener()
+                    return
+                default: return
+                }
+            }
+            guard !stopping, context.gauge.tryAcquire() else {
+                Glibc.close(fd)
+                continue
+            }
+            Socket.setNoDelay(fd)
+            let remote = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Socket.numericHost($0, length: length) }
+            }
+            let slot: Int
+            if let free = freeSlots.popLast() {
+                slot = free
+            } else {
+                slot = connections.count
+                connections.append(nil)
+                generations.append(0)
+            }
+            generations[slot] &+= 1
+            if generations[slot] == 0 { generations[slot] = 1 }  // generation 0 tags are the listener/eventfd
+            let connection = Connection(fd: fd, slot: slot, generation: generations[slot], loop: self, remoteAddress: remote)
+            connections[slot] = connection
+            liveConnections += 1
+            let interest = Linux.epollIn | Linux.epollOut | Linux.epollRdHup | Linux.epollET
+            guard Linux.epollAdd(epoll, fd, events: interest, tag: connection.tag) else {
+                close(connection)
+                continue
+            }
+        }
+    }
+
+    private func pauseListener() {
+        guard listenerRegistered else { return }
+        Linux.epollRemove(epoll, listener)
+        listenerRegistered = false
+        listenerPausedUntil = clock.nanoseconds &+ 100_000_000
+    }
+
+    private func closeListener() {
+        guard listener >= 0 else { return }
+        if listenerRegistered { Linux.epollRemove(epoll, listener) }
+        listenerRegistered = false
+        Glibc.close(listener)
+        listener = -1
+    }
+
+    private func drainWakeups() {
+        var value: UInt64 = 0
+        _ = read(wakeFD, &value, 8)
+        lock.lock()
+        let delivered = inbox
+        inbox = []
+        wakePending = false
+        let shutdown = shutdownRequested && !stopping
+        lock.unlock()
+        for (connection, sequence, response) in delivered {
+            connection.perform(connection.deliver(response, sequence: sequence))
+        }
+        if shutdown { beginShutdown() }
+    }
+
+    private func processLocalInbox() {
+        while !localInbox.isEmpty {
+            let delivered = localInbox
+            localInbox = []
+            for (connection, sequence, response) in delivered {
+                connection.perform(connection.deliver(response, sequence: sequence))
+            }
+        }
+    }
+
+    private func processReadyList() {
+        guard !readyToRead.isEmpty else { return }
+        let ready = readyToRead
+        readyToRead = []
+        for connection in ready {
+            connection.inReadyList = false
+            if !connection.isClosed && connection.machine.wantsInput { connection.perform(.startReading) }
+        }
+    }
+
+    private func beginShutdown() {
+        stopping = true
+        closeListener()
+        forceCloseAt = clock.nanoseconds &+ context.configuration.timeouts.shutdownGrace.nanoseconds
+        for case let connection? in connections {
+            connection.perform(connection.machine.shutdown())
+        }
+    }
+
+    private func sweep(now: UInt64) {
+        if !listenerRegistered && listener >= 0 && !stopping && now >= listenerPausedUntil {
+            listenerRegistered = Linux.epollAdd(epoll, listener, events: Linux.epollIn, tag: Self.listenerTag)
+        }
+        let force = stopping && now >= forceCloseAt
+        for case let connection? in connections {
+            if force {
+                close(connection)
+            } else if let deadline = connection.machine.deadline, now >= deadline {
+                connection.perform(connection.machine.deadlinePassed())
+            }
+        }
+    }
+}

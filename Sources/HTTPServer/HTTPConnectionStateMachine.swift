@@ -1,0 +1,292 @@
+/// The life of one connection, free of I/O: bytes in, actions out, time from an injected clock.
+///
+/// The driver (the event loop) feeds it what the socket produced (`bytesReceived`,
+/// `peerClosed`), what the responder produced (`responseReady`), write progress
+/// (`writeCompleted`) and the passage of time (`deadlinePassed`, whenever `clock` reaches
+/// `deadline`), and performs the returned `Action`. `wantsInput` says whether the socket
+/// should be read at all.
+///
+/// Pipelining and back-pressure: exactly one request is in flight per connection. Once a
+/// request is complete the machine stops asking for input until its response has been
+/// written in full; pipelined bytes that arrived with it are parked unparsed and looked at
+/// only then, so responses go out strictly in request order and a client that floods
+/// requests without reading responses fills its own socket buffers, not the server's memory
+/// (the same reasoning as SwiftNIO's HTTPServerPipelineHandler). The parked bytes are at most
+/// what one read returned.
+///
+/// Closing: every refusal (framing error, limit, 408) is answered with `Connection: close`,
+/// after which the machine never parses another byte of that connection. A connection that
+/// closes after a response first shuts down its write side and reads-and-discards input for a
+/// short while (`closeAfterDraining`): closing a socket with unread input makes the kernel send
+/// a reset, which can destroy the response before the client has read it.
+///
+/// Deadlines (all totals, so trickling bytes cannot extend them): a new connection must start
+/// and finish a head within `requestHead`; a kept-alive connection may idle for `idle`, then is
+/// closed silently; once a request's first byte arrives its head must finish within
+/// `requestHead` and its body within `requestBody` (else 408); a response must be written
+/// within `write` (else the connection is dropped). No deadline runs while the responder works.
+package struct HTTPConnectionStateMachine<Clock: HTTPConnectionClock> {
+    /// What the driver must do next.
+    package enum Action: Equatable {
+        /// Nothing.
+        case none
+        /// Read the socket (resume if reading was stopped).
+        case startReading
+        /// Write these bytes (a `100 Continue`) and keep reading.
+        case writeInterim([UInt8])
+        /// Stop reading and hand this request to the responder; call `responseReady` with its
+        /// response and `sequence`.
+        case dispatch(HTTPRequest)
+        /// Stop reading and write this final response; call `writeCompleted` once every byte is out.
+        case write([UInt8])
+        /// Shut down the write side, keep reading and discarding until EOF or `deadline`, then close.
+        case closeAfterDraining
+        /// Close the socket now.
+        case close
+    }
+
+    enum State: Equatable {
+        /// Between requests (or before the first); `fresh` until the first request completes.
+        case idle(fresh: Bool)
+        /// Some bytes of a request arrived; parsing head or body.
+        case receiving
+        /// A complete request is with the responder.
+        case awaitingResponse
+        /// A final response is being written.
+        case writing(close: Bool)
+        /// Write side shut; discarding input before closing.
+        case draining
+        case closed
+    }
+
+    /// Most octets discarded while draining before giving up and closing anyway.
+    static var drainLimit: Int { 256 * 1024 }
+
+    package let clock: Clock
+    let limits: HTTPLimits
+    let headTimeout: UInt64
+    let bodyTimeout: UInt64
+    let idleTimeout: UInt64
+    let writeTimeout: UInt64
+    let lingerTimeout: UInt64
+    let remoteAddress: String
+
+    private(set) var state: State
+    /// When `deadlinePassed` must be called; nil while the responder works.
+    package private(set) var deadline: UInt64?
+    /// Identifies the request in flight, so a late or repeated `respond` is ignored.
+    package private(set) var sequence: UInt64 = 0
+    private var parser: HTTPRequestParser
+    private var head: HTTPRequestHead?
+    private var body: [UInt8] = []
+    private var parked: [UInt8] = []
+    private var parkedOffset = 0
+    private var inputClosed = false
+    private var shuttingDown = false
+    private var drained = 0
+
+    /// A machine for a connection accepted now.
+    package init(limits: HTTPLimits, timeouts: HTTPTimeouts, remoteAddress: String, clock: Clock) {
+        self.clock = clock
+        self.limits = limits
+        headTimeout = timeouts.requestHead.nanoseconds
+        bodyTimeout = timeouts.requestBody.nanoseconds
+        idleTimeout = timeouts.idle.nanoseconds
+        writeTimeout = timeouts.write.nanoseconds
+        lingerTimeout = timeouts.linger.nanoseconds
+        self.remoteAddress = remoteAddress
+        parser = HTTPRequestParser(limits: limits)
+        state = .idle(fresh: true)
+        deadline = clock.nanoseconds &+ headTimeout
+    }
+
+    /// Whether the driver should read the socket now.
+    package var wantsInput: Bool {
+        switch state {
+        case .idle, .receiving, .draining: !inputClosed
+        case .awaitingResponse, .writing, .closed: false
+        }
+    }
+
+    /// True while no request is in progress (the connection may be closed without losing work).
+    package var isIdle: Bool {
+        if case .idle = state { return true }
+        return false
+    }
+
+    /// True once the machine asked for the socket to close (or it was closed).
+    package var isClosed: Bool { state == .closed }
+
+    /// Bytes read from the socket.
+    package mutating func bytesReceived(_ input: UnsafeRawBufferPointer) -> Action {
+        switch state {
+        case .idle, .receiving:
+            if parkedOffset < parked.count {
+                parked.append(contentsOf: input)
+                return processParked()
+            }
+            return process(input, parked: false)
+        case .awaitingResponse, .writing:
+            parked.append(contentsOf: input)
+            return .none
+        case .draining:
+            drained += input.count
+            if drained > Self.drainLimit { return closeNow() }
+            return .none
+        case .closed:
+            return .none
+        }
+    }
+
+    /// The peer shut down its write side (read returned 0).
+    package mutating func peerClosed() -> Action {
+        inputClosed = true
+        switch state {
+        case .idle, .receiving, .draining:
+            // Nothing more can arrive: an incomplete request can never complete.
+            return closeNow()
+        case .awaitingResponse, .writing, .closed:
+            return .none
+        }
+    }
+
+    /// The responder's answer to request `sequence`.
+    package mutating func responseReady(_ response: HTTPResponse, sequence: UInt64) -> Action {
+        guard state == .awaitingResponse, sequence == self.sequence, let head else { return .none }
+        self.head = nil
+        self.sequence &+= 1
+        let close = !head.keepAlive || shuttingDown || (inputClosed && parkedOffset >= parked.count)
+        let encoded = HTTPResponseEncoder.encode(response, isHEAD: head.method == "HEAD", version: head.version,
+                                                 close: close, clock: clock)
+        state = .writing(close: encoded.close)
+        deadline = clock.nanoseconds &+ writeTimeout
+        return .write(encoded.bytes)
+    }
+
+    /// Every byte of the last `.write` reached the socket.
+    package mutating func writeCompleted() -> Action {
+        guard case .writing(let close) = state else { return .none }
+        if close {
+            parked = []
+            parkedOffset = 0
+            state = .draining
+            deadline = clock.nanoseconds &+ lingerTimeout
+            return .closeAfterDraining
+        }
+        if shuttingDown { return closeNow() }
+        state = .idle(fresh: false)
+        deadline = clock.nanoseconds &+ idleTimeout
+        if parkedOffset < parked.count { return processParked() }
+        if inputClosed { return closeNow() }
+        return .startReading
+    }
+
+    /// Call when `clock` has reached `deadline`.
+    package mutating func deadlinePassed() -> Action {
+        guard let deadline, clock.nanoseconds >= deadline else { return .none }
+        switch state {
+        case .idle, .writing, .draining:
+            // Idle keep-alive and new silent connections close without a 408 (no request exists);
+            // a client that does not read its response, or lingers, is simply dropped.
+            return closeNow()
+        case .receiving:
+            return refuse(status: 408, message: "request not received in time")
+        case .awaitingResponse, .closed:
+            return .none
+        }
+    }
+
+    /// Graceful shutdown: close if idle, otherwise finish the request in progress and close after
+    /// its response.
+    package mutating func shutdown() -> Action {
+        shuttingDown = true
+        if case .idle = state { return closeNow() }
+        return .none
+    }
+
+    /// The driver closed the socket (error, reset, forced shutdown).
+    package mutating func closed() {
+        state = .closed
+        deadline = nil
+        parked = []
+        body = []
+        head = nil
+    }
+
+    private mutating func closeNow() -> Action {
+        closed()
+        return .close
+    }
+
+    private mutating func refuse(status: Int, message: String) -> Action {
+        parked = []
+        parkedOffset = 0
+        body = []
+        head = nil
+        state = .writing(close: true)
+        deadline = clock.nanoseconds &+ writeTimeout
+        return .write(HTTPResponseEncoder.encodeError(status, message: message, clock: clock))
+    }
+
+    private mutating func processParked() -> Action {
+        let bytes = parked
+        let start = parkedOffset
+        return bytes.withUnsafeBytes { buffer in
+            process(UnsafeRawBufferPointer(rebasing: buffer[start...]), parked: true)
+        }
+    }
+
+    /// Runs the parser over `input` until it needs more, completes a request, or fails.
+    private mutating func process(_ input: UnsafeRawBufferPointer, parked fromParked: Bool) -> Action {
+        if case .idle = state, !input.isEmpty {
+            state = .receiving
+            deadline = clock.nanoseconds &+ headTimeout
+        }
+        var offset = 0
+        var sendContinue = false
+        while true {
+            let (event, consumed) = parser.parse(UnsafeRawBufferPointer(rebasing: input[offset...]))
+            let eventStart = offset
+            offset += consumed
+            switch event {
+            case .needMoreData:
+                if fromParked {
+                    parked = []
+                    parkedOffset = 0
+                }
+                if inputClosed { return closeNow() }
+                if sendContinue { return .writeInterim(HTTPResponseEncoder.continueResponse) }
+                return .startReading
+            case .head(let newHead):
+                if case .contentLength(let length) = newHead.framing { body.reserveCapacity(length) }
+                if newHead.framing != .none { deadline = clock.nanoseconds &+ bodyTimeout }
+                // 100 only while no body byte has arrived: a client that did not wait needs none.
+                sendContinue = newHead.expectsContinue && offset == input.count
+                head = newHead
+            case .body(let range):
+                body.append(contentsOf: UnsafeRawBufferPointer(rebasing: input[(eventStart + range.lowerBound)..<(eventStart + range.upperBound)]))
+            case .end:
+                if fromParked {
+                    parkedOffset += offset
+                    if parkedOffset >= parked.count {
+                        parked = []
+                        parkedOffset = 0
+                    }
+                } else if offset < input.count {
+                    parked = Array(UnsafeRawBufferPointer(rebasing: input[offset...]))
+                    parkedOffset = 0
+                }
+                guard let head else { preconditionFailure("end without head") }
+                state = .awaitingResponse
+                deadline = nil
+                let request = HTTPRequest(method: head.method, target: head.target, path: head.path,
+                                          query: head.query, version: head.version, headers: head.headers,
+                                          body: body, remoteAddress: remoteAddress)
+                body = []
+                return .dispatch(request)
+            case .error(let error):
+                return refuse(status: error.status, message: error.description)
+            }
+        }
+    }
+}

@@ -1,0 +1,46 @@
+/// A complete request as the server hands it to a responder: the head and the whole body.
+///
+/// The server reads the entire body (at most `HTTPLimits.maxBodySize` bytes, de-chunked) before
+/// dispatching, so a responder never sees a partial body and never has to drain one.
+public struct HTTPRequest: Sendable {
+    /// The method token, case-sensitive as sent (`GET`, `POST`, …).
+    public var method: String
+    /// The request-target exactly as sent (origin-form, absolute-form or `*`).
+    public var target: String
+    /// The path of the target, not percent-decoded (`/rpc`); `*` for an asterisk-form target.
+    public var path: String
+    /// The query of the target without the `?`, not decoded; nil when there is no `?`.
+    public var query: String?
+    /// The request's protocol version.
+    public var version: HTTPVersion
+    /// The header fields as received (trailer fields of a chunked body are not included).
+    public var headers: HTTPHeaders
+    /// The body octets (empty when the request has none).
+    public var body: [UInt8]
+    /// The peer's IP address (`127.0.0.1`, `::1`), without the port.
+    public var remoteAddress: String
+
+    /// A request from its parts (the server builds these; tests and in-process callers may too).
+    public init(method: String, target: String, path: String? = nil, query: String? = nil,
+                version: HTTPVersion = .http1_1, headers: HTTPHeaders = [:], body: [UInt8] = [],
+                remoteAddress: String = "") {
+        self.method = method
+        self.target = target
+        if let path {
+            self.path = path
+            self.query = query
+        } else if let mark = target.firstIndex(of: "?") {
+            self.path = String(target[..<mark])
+            self.query = String(target[target.index(after: mark)...])
+        } else {
+            self.path = target
+            self.query = query
+        }
+        self.version = version
+        self.headers = headers
+        self.body = body
+        self.remoteAddress = remoteAddress
+    }
+}
+
+extension HTTPRequest: Equatable {}

@@ -1,0 +1,137 @@
+import Foundation
+import Glibc
+
+/// What every loop of one server shares.
+final class ServerContext: Sendable {
+    let configuration: HTTPServerConfiguration
+    let responder: any HTTPResponder
+    let gauge: ConnectionGauge
+
+    init(configuration: HTTPServerConfiguration, responder: any HTTPResponder) {
+        self.configuration = configuration
+        self.responder = responder
+        gauge = ConnectionGauge(limit: configuration.maxConnections)
+    }
+}
+
+/// An HTTP/1.1 server on `configuration.loopCount` epoll event-loop threads.
+///
+/// ```swift
+/// let server = HTTPServer(configuration: .init(port: 8080), responder: router)
+/// let port = try server.start()
+/// server.runUntilTerminated()   // SIGTERM/SIGINT → graceful shutdown
+/// ```
+public final class HTTPServer: Sendable {
+    private let context: ServerContext
+    private let lifecycle = Lifecycle()
+
+    /// A server that will answer with `responder`; nothing is bound until `start()`.
+    public init(configuration: HTTPServerConfiguration, responder: any HTTPResponder) {
+        context = ServerContext(configuration: configuration, responder: responder)
+    }
+
+    /// The configuration the server was created with.
+    public var configuration: HTTPServerConfiguration { context.configuration }
+
+    /// Binds one SO_REUSEPORT listening socket per loop, starts the loop threads, and returns the
+    /// bound port (the configured one, or the free port picked when it is 0).
+    @discardableResult
+    public func start() throws -> Int {
+        try lifecycle.start {
+            let configuration = context.configuration
+            var listeners: [Int32] = []
+            do {
+                let first = try Socket.listen(host: configuration.host, port: configuration.port)
+                listeners.append(first)
+                let port = Socket.boundPort(first)
+                for _ in 1..<configuration.loopCount {
+                    listeners.append(try Socket.listen(host: configuration.host, port: port))
+                }
+                var loops: [EventLoop] = []
+                for listener in listeners {
+                    loops.append(try EventLoop(context: context, listener: listener))
+                }
+                return (loops, port)
+            } catch {
+                // Loops created so far own (and close) their listeners; close the rest.
+                for fd in listeners { close(fd) }
+                throw error
+            }
+        }
+    }
+
+    /// Graceful shutdown, from any thread, returning at once: stop accepting (new connections are
+    /// refused), close idle connections, let requests in progress finish and their responses be
+    /// written (for at most `timeouts.shutdownGrace`), then stop the loops.
+    public func shutdown() {
+        lifecycle.shutdown()
+    }
+
+    /// Blocks until every loop has stopped (returns at once if the server never started).
+    public func waitUntilStopped() {
+        lifecycle.waitUntilStopped()
+    }
+
+    /// Connections currently open across all loops (for /metrics).
+    public var openConnections: Int { context.gauge.count }
+}
+
+/// Start/stop bookkeeping shared by `start`, `shutdown` and `waitUntilStopped`.
+private final class Lifecycle: @unchecked Sendable {
+    private enum State { case created, running, stopped }
+    private let condition = NSCondition()
+    private var state = State.created
+    private var loops: [EventLoop] = []
+    private var runningThreads = 0
+    private var shutdownAsked = false
+
+    func start(_ makeLoops: () throws -> ([EventLoop], Int)) throws -> Int {
+        condition.lock()
+        defer { condition.unlock() }
+        guard state == .created else {
+            throw HTTPServerError(operation: "start: server already started or stopped", code: EALREADY)
+        }
+        let (loops, port) = try makeLoops()
+        self.loops = loops
+        state = .running
+        runningThreads = loops.count
+        for (index, loop) in loops.enumerated() {
+            let thread = Thread { [self] in
+                loop.run()
+                loopFinished()
+            }
+            thread.name = "http-loop-\(index)"
+            thread.start()
+        }
+        if shutdownAsked { loops.forEach { $0.requestShutdown() } }
+        return port
+    }
+
+    func shutdown() {
+        condition.lock()
+        shutdownAsked = true
+        let loops = self.loops
+        if state == .created { state = .stopped }
+        condition.unlock()
+        loops.forEach { $0.requestShutdown() }
+    }
+
+    func waitUntilStopped() {
+        condition.lock()
+        while state == .running {
+            condition.wait()
+        }
+        condition.unlock()
+    }
+
+    private func loopFinished() {
+        condition.lock()
+        runningThreads -= 1
+        if runningThreads == 0 {
+            state = .stopped
+            loops = []
+            condition.broadcast()
+        }
+        condition.unlock()
+    }
+}

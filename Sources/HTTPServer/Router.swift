@@ -1,0 +1,62 @@
+/// Routes by exact path and method.
+///
+/// Unknown path → 404; known path, other method → 405 with `Allow`; `HEAD` is served by the GET
+/// route (the server drops the body); `OPTIONS *` → 204 with `Allow` listing every method routed.
+/// Paths are compared exactly as received (no percent-decoding, no trailing-slash folding).
+public struct Router: HTTPResponder {
+    /// An asynchronous handler: call `respond` exactly once, from any thread.
+    public typealias Handler = @Sendable (HTTPRequest, @escaping @Sendable (HTTPResponse) -> Void) -> Void
+
+    private var routes: [String: [String: Handler]] = [:]
+
+    /// An empty router (every request is 404).
+    public init() {}
+
+    /// Routes `method` on `path` to `handler`, replacing any previous route for the pair.
+    public mutating func add(_ method: String, _ path: String, handler: @escaping Handler) {
+        routes[path, default: [:]][method] = handler
+    }
+
+    /// Routes `method` on `path` to another responder.
+    public mutating func add(_ method: String, _ path: String, responder: any HTTPResponder) {
+        add(method, path) { request, respond in responder.handle(request, respond: respond) }
+    }
+
+    /// Routes GET (and so HEAD) on `path` to a handler answering inline.
+    public mutating func get(_ path: String, _ handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
+        add("GET", path) { request, respond in respond(handler(request)) }
+    }
+
+    /// Routes POST on `path` to a handler answering inline.
+    public mutating func post(_ path: String, _ handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
+        add("POST", path) { request, respond in respond(handler(request)) }
+    }
+
+    /// The methods routed on `path`, as sent in `Allow` (HEAD included wherever GET is).
+    public func allowedMethods(for path: String) -> [String] {
+        guard let methods = routes[path] else { return [] }
+        var allowed = Set(methods.keys)
+        if allowed.contains("GET") { allowed.insert("HEAD") }
+        return allowed.sorted()
+    }
+
+    public func handle(_ request: HTTPRequest, respond: @escaping @Sendable (HTTPResponse) -> Void) {
+        if request.method == "OPTIONS" && request.target == "*" {
+            var allowed = Set(routes.values.flatMap(\.keys))
+            if allowed.contains("GET") { allowed.insert("HEAD") }
+            allowed.insert("OPTIONS")
+            respond(HTTPResponse(status: 204, headers: ["Allow": allowed.sorted().joined(separator: ", ")]))
+            return
+        }
+        guard let methods = routes[request.path] else {
+            respond(.error(status: 404, message: "no such path"))
+            return
+        }
+        if let handler = methods[request.method] ?? (request.method == "HEAD" ? methods["GET"] : nil) {
+            handler(request, respond)
+            return
+        }
+        respond(.error(status: 405, message: "method not allowed",
+                       headers: ["Allow": allowedMethods(for: request.path).joined(separator: ", ")]))
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import Glibc
+import HTTPServer
+import Testing
+
+@Suite struct ServerLifecycleTests {
+    func configuration(onResponse: (@Sendable (HTTPRequest, HTTPResponse, UInt64) -> Void)? = nil) -> HTTPServerConfiguration {
+        HTTPServerConfiguration(host: "127.0.0.1", port: 0, timeouts: HTTPTimeouts(timerResolution: .milliseconds(20)),
+                                loopCount: 2, onResponse: onResponse)
+    }
+
+    /// Requests in flight when `shutdown()` is called get complete responses (with
+    /// `Connection: close`), idle connections are closed, new connections are refused, and
+    /// `waitUntilStopped()` returns.
+    @Test func gracefulShutdownFinishesRequestsInFlight() throws {
+        let server = HTTPServer(configuration: configuration(), responder: testRouter(slowDelay: .milliseconds(700)))
+        let port = try server.start()
+        let busy = try (0..<3).map { index in
+            let client = try RawClient(port: port)
+            let body = "{\"n\":\(index)}"
+            client.send("POST /slow HTTP/1.1\r\nHost: t\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+            return (client, body)
+        }
+        let idle = try RawClient(port: port)
+        idle.send("GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n")
+        #expect(try idle.readResponse().status == 200)
+        usleep(200_000)   // the slow requests are with the responder now
+
+        server.shutdown()
+
+        // new connections are refused once the loops have closed their listeners
+        var refused = false
+        for _ in 0..<100 where !refused {
+            if (try? RawClient(port: port)) == nil { refused = true } else { usleep(10_000) }
+        }
+        #expect(refused)
+        #expect(idle.closesWithoutMoreData())
+        for (client, body) in busy {
+            let response = try client.readResponse()
+            #expect(response.status == 200)
+            #expect(response.body == Array(body.utf8))
+            #expect(response.header("Connection") == "close")
+            #expect(client.closesWithoutMoreData())
+        }
+        server.waitUntilStopped()
+        #expect(server.openConnections == 0)
+    }
+
+    @Test func waitUntilStoppedReturnsAfterShutdownWithoutConnections() throws {
+        let server = HTTPServer(configuration: configuration(), responder: testRouter())
+        _ = try server.start()
+        server.shutdown()
+        server.waitUntilStopped()
+        server.shutdown()          // idempotent
+        server.waitUntilStopped()
+    }
+
+    @Test func aServerNeverStartedStopsAtOnce() {
+        let server = HTTPServer(configuration: configuration(), responder: testRouter())
+        server.shutdown()
+        server.waitUntilStopped()
+        #expect(throws: HTTPServerError.self) { try server.start() }
+    }
+
+    @Test func startingTwiceFails() throws {
+        let server = HTTPServer(configuration: configuration(), responder: testRouter())
+        defer { server.shutdown(); server.waitUntilStopped() }
+        let port = try server.start()
+        #expect(port > 0)
+        #expect(throws: HTTPServerError.self) { try server.start() }
+    }
+
+    @Test func anUnresolvableHostFailsToStart() {
+        let server = HTTPServer(configuration: HTTPServerConfiguration(host: "not a host", port: 0), responder: testRouter())
+        #expect(throws: HTTPServerError.self) { try server.start() }
+        server.shutdown()
+        server.waitUntilStopped()
+    }
+
+    @Test func onResponseSeesEveryAnsweredRequest() throws {
+        let seen = Locked<[(String, Int)]>([])
+        let server = HTTPServer(configuration: configuration { request, response, _ in
+            seen.value.append((request.path, response.status))
+        }, responder: testRouter())
+        let port = try server.start()
+        let client = try RawClient(port: port)
+        client.send("GET /healthz HTTP/1.1\r\nHost: t\r\n\r\nGET /nope HTTP/1.1\r\nHost: t\r\n\r\nPOST /slow HTTP/1.1\r\nHost: t\r\nContent-Length: 0\r\n\r\n")
+        for _ in 0..<3 { _ = try client.readResponse() }
+        server.shutdown()
+        server.waitUntilStopped()
+        #expect(seen.value.map(\.0) == ["/healthz", "/nope", "/slow"])
+        #expect(seen.value.map(\.1) == [200, 404, 200])
+    }
+
+    @Test func respondFromAnotherThreadAfterTheClientLeftIsHarmless() throws {
+        try withTestServer(responder: testRouter(slowDelay: .milliseconds(200))) { server, port in
+            do {
+                let client = try RawClient(port: port)
+                client.send("POST /slow HTTP/1.1\r\nHost: t\r\nContent-Length: 0\r\n\r\n")
+                usleep(50_000)
+            }   // closed before the response
+            var waited = 0
+            while server.openConnections > 0 && waited < 300 {
+                usleep(10_000)
+                waited += 1
+            }
+            #expect(server.openConnections == 0)
+            expectServerStillServes(port: port)
+        }
+    }
+}

@@ -1,0 +1,149 @@
+import Foundation
+import Glibc
+import HTTPServer
+import Testing
+
+/// H02/H03 and I. Timing and resource probes, with short configured timeouts so they stay quick.
+/// Times are only bounded loosely (a deadline must not fire early, and must fire); nothing here
+/// measures performance.
+@Suite struct TimingProbes {
+    static let short = HTTPTimeouts(requestHead: .seconds(1), requestBody: .seconds(1), idle: .seconds(1),
+                                    write: .seconds(1), linger: .milliseconds(500), timerResolution: .milliseconds(20))
+
+    func seconds(since start: ContinuousClock.Instant) -> Double {
+        let elapsed = ContinuousClock.now - start
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    }
+
+    /// H02 / I04: a connection that sends nothing is closed after the head timeout, without a response.
+    @Test func connectAndWaitIsClosedSilently() throws {
+        try withTestServer(timeouts: Self.short) { _, port in
+            let client = try RawClient(port: port)
+            let start = ContinuousClock.now
+            #expect(client.closesWithoutMoreData(within: .seconds(4)))
+            #expect(seconds(since: start) > 0.8)
+            expectServerStillServes(port: port)
+        }
+    }
+
+    /// H03: an incomplete head gets 408 with Connection: close when the deadline passes.
+    @Test func incompleteHeadGets408() throws {
+        try withTestServer(timeouts: Self.short) { _, port in
+            let client = try RawClient(port: port)
+            client.send("GET /healthz HTTP/1.1\r\nHost: t\r\n")
+            let response = try client.readResponse()
+            #expect(response.status == 408)
+            expectHygiene([response], closed: true)
+            #expect(client.closesWithoutMoreData())
+        }
+    }
+
+    /// I01 slowloris: a header line every 300 ms cannot stretch the 1 s head deadline.
+    @Test func slowloris() throws {
+        try withTestServer(timeouts: HTTPTimeouts(requestHead: .seconds(1), timerResolution: .milliseconds(20))) { _, port in
+            let client = try RawClient(port: port, receiveTimeout: .milliseconds(300))
+            let start = ContinuousClock.now
+            client.send("GET /healthz HTTP/1.1\r\nHost: t\r\n")
+            var response: ReceivedResponse?
+            while response == nil && seconds(since: start) < 5 {
+                client.send("X-a: b\r\n")
+                response = try? client.readResponse()
+            }
+            #expect(response?.status == 408)
+            #expect(seconds(since: start) < 3)
+            #expect(client.closesWithoutMoreData())
+        }
+    }
+
+    /// I02 slow body: 1 byte every 200 ms of a 1000-byte body hits the 1 s body deadline; the
+    /// handler never runs.
+    @Test func slowBody() throws {
+        let handled = Locked(0)
+        try withTestServer(timeouts: Self.short, responder: testRouter(handled: handled)) { _, port in
+            let client = try RawClient(port: port, receiveTimeout: .milliseconds(200))
+            client.send("POST /v1/echo HTTP/1.1\r\nHost: t\r\nContent-Length: 1000\r\n\r\n")
+            let start = ContinuousClock.now
+            var response: ReceivedResponse?
+            while response == nil && seconds(since: start) < 5 {
+                client.send("a")
+                response = try? client.readResponse()
+            }
+            #expect(response?.status == 408)
+            #expect(response?.header("Connection") == "close")
+            #expect(client.closesWithoutMoreData())
+            #expect(handled.value == 0)
+        }
+    }
+
+    /// I03: after one good request, silence: closed after the idle timeout with no 408.
+    @Test func idleKeepAliveClosesWithout408() throws {
+        try withTestServer(timeouts: Self.short) { _, port in
+            let client = try RawClient(port: port)
+            client.send("GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(try client.readResponse().status == 200)
+            let start = ContinuousClock.now
+            #expect(client.closesWithoutMoreData(within: .seconds(4)))
+            #expect(seconds(since: start) > 0.8)
+        }
+    }
+
+    /// I05: 300 silent connections do not stop a fresh request from being answered within 1 s,
+    /// and they are all closed by the head deadline.
+    @Test func manyIdleConnections() throws {
+        try withTestServer(timeouts: HTTPTimeouts(requestHead: .seconds(2), timerResolution: .milliseconds(20))) { server, port in
+            let idle = try (0..<300).map { _ in try RawClient(port: port) }
+            var waited = 0
+            while server.openConnections < 300 && waited < 200 {
+                usleep(10_000)
+                waited += 1
+            }
+            #expect(server.openConnections == 300)
+            let fresh = try RawClient(port: port, receiveTimeout: .seconds(1))
+            fresh.send("GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(try fresh.readResponse().status == 200)
+            for client in idle {
+                #expect(client.closesWithoutMoreData(within: .seconds(4)))
+            }
+            #expect(server.openConnections <= 1)
+        }
+    }
+
+    /// I06 slow read: 100 pipelined GETs of a 256 KiB response, never read. The server has one
+    /// response in flight at a time, and drops the connection when the write deadline passes.
+    @Test func slowReaderIsDropped() throws {
+        try withTestServer(timeouts: Self.short) { server, port in
+            let client = try RawClient(port: port)
+            var small: Int32 = 4096
+            setsockopt(client.fd, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
+            client.send(String(repeating: "GET /large HTTP/1.1\r\nHost: t\r\n\r\n", count: 100))
+            var waited = 0
+            while server.openConnections > 0 && waited < 400 {
+                usleep(10_000)
+                waited += 1
+            }
+            #expect(server.openConnections == 0, "the slow reader should have been dropped")
+            expectServerStillServes(port: port)
+        }
+    }
+
+    /// The connection cap: over `maxConnections`, new connections are closed at once and the
+    /// open ones keep being served.
+    @Test func connectionCapRefusesNewConnectionsOnly() throws {
+        try withTestServer(maxConnections: 5) { server, port in
+            let open = try (0..<5).map { _ in try RawClient(port: port) }
+            var waited = 0
+            while server.openConnections < 5 && waited < 200 {
+                usleep(10_000)
+                waited += 1
+            }
+            #expect(server.openConnections == 5)
+            let refused = try RawClient(port: port)
+            #expect(refused.closesWithoutMoreData(within: .seconds(2)))
+            for client in open {
+                client.send("GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n")
+                #expect(try client.readResponse().status == 200)
+            }
+            #expect(server.openConnections == 5)
+        }
+    }
+}
