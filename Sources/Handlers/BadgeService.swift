@@ -152,6 +152,11 @@ public final class BadgeService: Sendable {
         return purchase
     }
 
+    /// Encodes `response` as ``handle(body:caller:)`` would (for answers the gateway makes itself).
+    public func encode(_ response: RPCResponse, command: String?) -> RPCOutcome {
+        outcome(response, command: command)
+    }
+
     /// Encodes and checks a response: anything that would not validate against the schema's
     /// `response` is logged and answered `internal` instead, so clients only see valid documents.
     func outcome(_ response: RPCResponse, command: String?, unauthenticated: Bool = false) -> RPCOutcome {

@@ -1,0 +1,170 @@
+import BadgeCore
+import Crypto
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Ledger
+import RequestAuth
+import Schema
+
+/// `badge-service client`: a signing client for trying the service from a shell. It keeps a
+/// purchase key pair, a master key and the last ledger entry in a local file (mode 0600), signs
+/// every request with RFC 9421, and prints each response.
+enum ClientCommand {
+    static let help = """
+        Usage: badge-service client [--server URL] [--key-file FILE] <command>
+
+          catalog [--signed]   the catalog; signed, with your purchase's statement
+          redeem CODE          redeem a code under your purchase key (the first credential)
+          issue                ask for the month due (or the current credential)
+          send JSON            sign and send any command object, e.g. '{"type":"pauseBadge"}'
+          show                 your purchase key and what the key file holds
+
+        --server defaults to http://127.0.0.1:8080, --key-file to ./badge-client.json (created on
+        first use with a fresh purchase key and master key). The response is printed as JSON; the
+        exit status is 0 unless the service answered an error.
+        """
+
+    static func run(_ args: inout CommandLineArguments, environment: [String: String], output: CommandOutput) throws {
+        if args.wantsHelp() { output.out(help); return }
+        let server = try args.option("server") ?? "http://127.0.0.1:8080"
+        let keyPath = try args.option("key-file") ?? "badge-client.json"
+        let sub = try args.requiredPositional("client command (catalog, redeem, issue, send, show)")
+        var keys = try ClientKeyFile.loadOrCreate(path: keyPath)
+        let command: JSONValue
+        var signed = true
+        switch sub {
+        case "catalog":
+            signed = args.flag("signed")
+            command = ["type": "getBadgeCatalog"]
+        case "redeem":
+            let code = try args.requiredPositional("the code")
+            command = ["type": "redeemBadgeCode", "masterKey": .string(Base64URL.encode(keys.masterKey)), "code": .string(code)]
+        case "issue":
+            let last = keys.lastEntry ?? .emptyEntry(at: systemClock(), badgeType: .supporter)
+            command = ["type": "issueBadge", "balance": ["lastEntry": last.json]]
+        case "send":
+            let text = try args.requiredPositional("a command object in JSON")
+            do { command = try JSONValue.parse(text) } catch { throw UsageError("not JSON: \(error)") }
+        case "show":
+            try args.finish()
+            output.out("purchaseKey \(keys.privateKey.publicKey.purchaseKeyText)")
+            output.out("lastEntry \(keys.lastEntry.map { String(decoding: $0.json.serialized(), as: UTF8.self) } ?? "none")")
+            return
+        default:
+            throw UsageError("unknown client command '\(sub)'")
+        }
+        try args.finish()
+        var envelope: JSONValue = ["version": 1, "request": command]
+        if signed, case .object(var o) = envelope {
+            o["purchaseKey"] = .string(keys.privateKey.publicKey.purchaseKeyText)
+            envelope = .object(o)
+        }
+        guard let url = URL(string: server.hasSuffix("/") ? server + "rpc" : server + "/rpc"), let host = url.host else {
+            throw UsageError("--server must be a URL such as http://127.0.0.1:8080")
+        }
+        let body = envelope.serialized()
+        let reply = try RPCClient.post(url: url, body: body,
+                                       signer: signed ? RequestSigner(key: keys.privateKey) : nil,
+                                       authority: url.port.map { "\(host):\($0)" } ?? host)
+        let response: RPCResponse
+        do { response = try RPCResponse(json: try JSONValue.parse(reply.body)) } catch {
+            throw CommandFailure("HTTP \(reply.status): the reply is not a protocol response")
+        }
+        if case .badgeCredential(_, let statement, _, _) = response, let last = statement.entries.last {
+            keys.lastEntry = last
+            try keys.save(path: keyPath)
+        }
+        output.out(String(decoding: reply.body, as: UTF8.self))
+        if let code = response.errorCode { throw CommandFailure("the service answered \(code) (HTTP \(reply.status))") }
+    }
+}
+
+/// The client's keys and replica tip, kept between runs.
+struct ClientKeyFile {
+    var privateKey: Ed25519PrivateKey
+    var masterKey: [UInt8]
+    var lastEntry: LedgerEntry?
+
+    static func loadOrCreate(path: String) throws -> ClientKeyFile {
+        guard FileManager.default.fileExists(atPath: path) else {
+            let file = ClientKeyFile(privateKey: Ed25519PrivateKey(), masterKey: SecureRandom.bytes(32), lastEntry: nil)
+            try file.save(path: path)
+            return file
+        }
+        let bytes: [UInt8]
+        do { bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path))) } catch {
+            throw CommandFailure("cannot read \(path): \((error as NSError).localizedDescription)")
+        }
+        guard let json = try? JSONValue.parse(bytes),
+              let seed = json["purchaseKeySeed"]?.stringValue.flatMap(Base64URL.decode), seed.count == 32,
+              let master = json["masterKey"]?.stringValue.flatMap(Base64URL.decode), master.count == 32,
+              let key = try? Ed25519PrivateKey(seed: seed)
+        else { throw CommandFailure("\(path) is not a badge-service client key file") }
+        let last = try json["lastEntry"].map { try LedgerEntry(json: $0) }
+        return ClientKeyFile(privateKey: key, masterKey: master, lastEntry: last)
+    }
+
+    func save(path: String) throws {
+        var o: JSONValue = [
+            "purchaseKey": .string(privateKey.publicKey.purchaseKeyText),
+            "purchaseKeySeed": .string(Base64URL.encode(privateKey.seed)),
+            "masterKey": .string(Base64URL.encode(masterKey)),
+        ]
+        if let lastEntry, case .object(var obj) = o {
+            obj["lastEntry"] = lastEntry.json
+            o = .object(obj)
+        }
+        let fm = FileManager.default
+        let tmp = path + ".tmp"
+        try? fm.removeItem(atPath: tmp)
+        guard fm.createFile(atPath: tmp, contents: Data(o.serialized()), attributes: [.posixPermissions: 0o600]) else {
+            throw CommandFailure("cannot write \(tmp)")
+        }
+        if fm.fileExists(atPath: path) { try fm.removeItem(atPath: path) }
+        try fm.moveItem(atPath: tmp, toPath: path)
+    }
+}
+
+/// One HTTP POST of a JSON body, signed when a signer is given.
+enum RPCClient {
+    struct Reply {
+        var status: Int
+        var body: [UInt8]
+        var headers: [String: String]
+    }
+
+    static func post(url: URL, body: [UInt8], signer: RequestSigner?, authority: String, timeout: TimeInterval = 30) throws -> Reply {
+        var request = URLRequest(url: url, timeoutInterval: timeout)
+        request.httpMethod = "POST"
+        request.httpBody = Data(body)
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        if let signer {
+            let path = url.path.isEmpty ? "/" : url.path
+            let headers: RequestSigner.Headers
+            do {
+                headers = try signer.sign(method: "POST", authority: authority, path: path, query: url.query,
+                                          body: body, created: systemClock())
+            } catch { throw CommandFailure("cannot sign a request to \(url)") }
+            for field in headers.fields { request.setValue(field.value, forHTTPHeaderField: field.name) }
+        }
+        final class Box: @unchecked Sendable {
+            var result: Result<Reply, any Error> = .failure(CommandFailure("no reply"))
+        }
+        let box = Box()
+        let done = DispatchSemaphore(value: 0)
+        URLSession.shared.dataTask(with: request) { data, response, error in
+            if let error {
+                box.result = .failure(CommandFailure("cannot reach \(url): \(error.localizedDescription)"))
+            } else if let http = response as? HTTPURLResponse {
+                var headers = [String: String]()
+                for (k, v) in http.allHeaderFields { headers["\(k)".lowercased()] = "\(v)" }
+                box.result = .success(Reply(status: http.statusCode, body: Array(data ?? Data()), headers: headers))
+            }
+            done.signal()
+        }.resume()
+        done.wait()
+        return try box.result.get()
+    }
+}

@@ -1,0 +1,34 @@
+import Credentials
+import Foundation
+
+/// The service's issuer key file (format on ``IssuerKeyring``): created with key index 1 on
+/// first start, and from then on loaded and checked, refusing to start on any mismatch.
+enum IssuerKeyFile {
+    static func loadOrCreate(path: String) throws -> (keyring: IssuerKeyring, created: Bool) {
+        let url = URL(fileURLWithPath: path)
+        if FileManager.default.fileExists(atPath: path) {
+            return (try load(path: path), false)
+        }
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        let keyring = try IssuerKeyring(index: 1, secretKey: IssuerSecretKey.generate())
+        try keyring.save(to: url)
+        return (keyring, true)
+    }
+
+    static func load(path: String) throws -> IssuerKeyring {
+        do {
+            return try IssuerKeyring.load(from: URL(fileURLWithPath: path))
+        } catch let error as CredentialError {
+            throw CommandFailure("issuer key file \(path): \(error)")
+        } catch {
+            throw CommandFailure("cannot read issuer key file \(path): \((error as NSError).localizedDescription)")
+        }
+    }
+
+    /// `{"active": N, "keys": {"N": "<public key>", …}}`: what clients configure.
+    static func publicJSON(_ keyring: IssuerKeyring) -> String {
+        let keys = keyring.publicKeysByIndex.keys.sorted().map { "\"\($0)\": \"\(keyring.publicKeysByIndex[$0]!.text)\"" }
+        return "{\"active\": \(keyring.activeIndex), \"keys\": {\(keys.joined(separator: ", "))}}"
+    }
+}
