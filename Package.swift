@@ -56,6 +56,6 @@ let package = Package(
         .testTarget(name: "StorageTests", dependencies: ["TestSupport", "Storage"], swiftSettings: strict),
         .testTarget(name: "HandlersTests", dependencies: ["TestSupport", "Handlers"], swiftSettings: strict),
         .testTarget(name: "ServiceTests", dependencies: ["TestSupport", "Service"], swiftSettings: strict),
-        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Schema", "Crypto", "RequestAuth"], swiftSettings: strict),
+        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Schema", "Crypto", "RequestAuth", "Ledger", "BadgeCore"], swiftSettings: strict),
     ]
 )

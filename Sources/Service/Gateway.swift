@@ -8,7 +8,7 @@ import Schema
 /// The HTTP surface of ARCHITECTURE.md §2: `POST /rpc`, the operational `GET` routes, and
 /// the webhook paths. It authenticates, hands the body to the RPC layer, maps the answer to
 /// an HTTP status, and logs and counts every request.
-public struct Gateway: Sendable {
+public final class Gateway: HTTPResponder, @unchecked Sendable {
     public let service: BadgeService
     public let authenticator: RequestAuthenticator
     public let pool: WorkerPool
@@ -27,10 +27,24 @@ public struct Gateway: Sendable {
         self.accessLog = accessLog
         self.clock = clock
         self.isReady = isReady
+        router = makeRouter()
     }
 
-    /// The routes, ready for ``HTTPServer``.
-    public var router: Router {
+    /// Built once in `init`, read-only afterwards.
+    private var router = Router()
+
+    /// Routes the request; what no route answers (404, 405, `OPTIONS *`) is logged and counted too.
+    public func handle(_ request: HTTPRequest, respond: @escaping @Sendable (HTTPResponse) -> Void) {
+        if router.allowedMethods(for: request.path).contains(request.method) {
+            return router.handle(request, respond: respond)
+        }
+        let started = ContinuousClock.now
+        router.handle(request) { response in
+            self.finish(request, response, route: "unrouted", result: String(response.status), started: started, respond)
+        }
+    }
+
+    private func makeRouter() -> Router {
         var router = Router()
         router.add("POST", "/rpc") { request, respond in self.rpc(request, respond: respond) }
         router.add("GET", "/healthz") { request, respond in

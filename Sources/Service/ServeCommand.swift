@@ -63,7 +63,7 @@ enum ServeCommand {
                                    maxBodySize: config.maxBody),
                 timeouts: HTTPTimeouts(requestHead: .seconds(config.headTimeoutSeconds), idle: .seconds(config.idleTimeoutSeconds)),
                 maxConnections: config.maxConnections),
-            responder: gateway.router)
+            responder: gateway)
         serverBox.server = server
         let port: Int
         do { port = try server.start() } catch {

@@ -1,0 +1,115 @@
+import Foundation
+import Glibc
+import TestSupport
+
+/// The real `badge-service` binary run by a test: `serve` on a free loopback port with its own
+/// data directory, stopped (or killed) by the test and never left behind.
+final class ServiceProcess: @unchecked Sendable {
+    let data: TemporaryDirectory
+    let process = Process()
+    private(set) var port = 0
+    let stderrPath: String
+    let stdoutPath: String
+
+    /// The built executable beside the test bundle (`swift build --build-tests` builds both).
+    static var executable: String {
+        let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("badge-service").path
+        if FileManager.default.isExecutableFile(atPath: beside) { return beside }
+        return Repository.root.appendingPathComponent(".build/debug/badge-service").path
+    }
+
+    /// Starts `serve` and waits until it listens.
+    init(data: TemporaryDirectory = TemporaryDirectory("e2e"), arguments: [String] = [], environment: [String: String] = [:]) throws {
+        self.data = data
+        stderrPath = data.file("serve.err")
+        stdoutPath = data.file("serve.out")
+        FileManager.default.createFile(atPath: stderrPath, contents: nil)
+        FileManager.default.createFile(atPath: stdoutPath, contents: nil)
+        process.executableURL = URL(fileURLWithPath: Self.executable)
+        process.arguments = ["serve", "--listen", "127.0.0.1:0", "--data", data.file("badge-data")] + arguments
+        process.currentDirectoryURL = data.url
+        var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("BADGE_SERVICE_") }
+        for (k, v) in environment { env[k] = v }
+        process.environment = env
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: stdoutPath))
+        guard FileManager.default.isExecutableFile(atPath: Self.executable) else {
+            throw Failure("no badge-service binary at \(Self.executable); run `swift build --build-tests` first")
+        }
+        try process.run()
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline {
+            if let text = try? String(contentsOfFile: stderrPath, encoding: .utf8),
+               let range = text.range(of: "listening on http://127.0.0.1:") {
+                let digits = text[range.upperBound...].prefix { $0.isNumber }
+                if let p = Int(digits) { port = p; return }
+            }
+            if !process.isRunning { throw Failure("serve exited \(process.terminationStatus): \(stderr)") }
+            usleep(20_000)
+        }
+        process.terminate()
+        throw Failure("serve did not start listening: \(stderr)")
+    }
+
+    var url: String { "http://127.0.0.1:\(port)" }
+    var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
+    var accessLog: String { (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "" }
+
+    /// Sends `signal` and waits for the exit status (nil if it did not exit in time).
+    @discardableResult
+    func stop(_ signal: Int32 = SIGTERM, within seconds: Double = 15) -> Int32? {
+        guard process.isRunning else { return process.terminationStatus }
+        kill(process.processIdentifier, signal)
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            return nil
+        }
+        return process.terminationStatus
+    }
+
+    /// Runs another `badge-service` command on the same data directory.
+    func cli(_ arguments: [String]) throws -> CLIResult {
+        try CLIResult.run(arguments + ["--data", data.file("badge-data")], in: data.url)
+    }
+
+    deinit { stop(SIGKILL, within: 5) }
+
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+        init(_ d: String) { description = d }
+    }
+}
+
+/// One run of the binary: exit status and both outputs.
+struct CLIResult {
+    let status: Int32
+    let stdout: String
+    let stderr: String
+
+    static func run(_ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]) throws -> CLIResult {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: ServiceProcess.executable)
+        p.arguments = arguments
+        if let directory { p.currentDirectoryURL = directory }
+        var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("BADGE_SERVICE_") }
+        for (k, v) in environment { env[k] = v }
+        p.environment = env
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        try p.run()
+        // Read both to the end before waiting, so a full pipe cannot block the child.
+        final class Box: @unchecked Sendable { var data = Data() }
+        let errBox = Box()
+        let reader = Thread { errBox.data = err.fileHandleForReading.readDataToEndOfFile() }
+        reader.start()
+        let o = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        while reader.isExecuting || !reader.isFinished { usleep(1000) }
+        return CLIResult(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
+                         stderr: String(decoding: errBox.data, as: UTF8.self))
+    }
+}
