@@ -77,10 +77,14 @@ public enum BBS {
         calculateDomain(publicKey: publicKey, generators: cachedGenerators(count: messageCount + 1)[...], header: header)
     }
 
-    /// B = P1 + Q_1·domain + Σ H_i·msg_i (public scalars, variable time).
-    static func computeB(generators: [CachedGenerator], domain: Fr, scalars: [Fr]) -> G1Point {
-        let points = generators.map(\.point)
-        return p1 + G1Point.multiScalarMultiplyVariableTime(Array(points.prefix(scalars.count + 1)), [domain] + scalars)
+    /// B = P1 + Q_1·domain + Σ H_i·msg_i. Constant time when signing: the message scalars are
+    /// hashes of the client's master key and badge data, which deserve the care of secrets;
+    /// variable time when verifying, where the brief and the draft treat them as public.
+    static func computeB(generators: [CachedGenerator], domain: Fr, scalars: [Fr], constantTime: Bool = false) -> G1Point {
+        let points = Array(generators.map(\.point).prefix(scalars.count + 1))
+        let sum = constantTime ? G1Point.multiScalarMultiply(points, [domain] + scalars)
+                               : G1Point.multiScalarMultiplyVariableTime(points, [domain] + scalars)
+        return p1 + sum
     }
 
     /// B for the given messages (the signature's trace value), for tests and diagnostics.

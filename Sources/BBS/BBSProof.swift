@@ -47,13 +47,12 @@ extension BBS {
         // ProofInit
         let gens = cachedGenerators(count: l + 1)
         let domain = calculateDomain(publicKey: publicKey.bytes, generators: gens[...], header: header)
-        let b = computeB(generators: gens, domain: domain, scalars: scalars)
+        let b = computeB(generators: gens, domain: domain, scalars: scalars, constantTime: true)
         let d = b.multiplied(by: r2)
         let aBar = a.multiplied(by: r1 * r2)
         let bBar = d.multiplied(by: r1) - aBar.multiplied(by: e)
         let t1 = aBar.multiplied(by: eTilde) + d.multiplied(by: r1Tilde)
-        var t2 = d.multiplied(by: r3Tilde)
-        for (j, index) in undisclosedIndexes.enumerated() { t2 = t2 + gens[index + 1].point.multiplied(by: mTilde[j]) }
+        let t2 = G1Point.multiScalarMultiply([d] + undisclosedIndexes.map { gens[$0 + 1].point }, [r3Tilde] + mTilde)
 
         let challenge = proofChallenge(aBar: aBar, bBar: bBar, d: d, t1: t1, t2: t2, domain: domain,
                                        disclosedIndexes: disclosedIndexes,

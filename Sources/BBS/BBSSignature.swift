@@ -2,8 +2,8 @@
 // BBS Sign and Verify (draft-irtf-cfrg-bbs-signatures -06 … -09, §3.5, §3.6, CoreSign/CoreVerify).
 // Secret data in Sign: SK, e and (SK + e)^-1. SK + e and the Fermat inverse are fixed sequences of
 // Fr operations; the multiplication of B by (SK + e)^-1 is the constant-time fixed-window one.
-// B itself depends only on public values (generators, domain, message scalars), so its
-// multi-scalar multiplication uses the faster variable-time code.
+// B depends on the message scalars — hashes of the client's master key — so Sign computes it
+// with the constant-time multi-scalar multiplication too; Verify uses the variable-time one.
 
 extension BBS {
     /// Sign(SK, PK, header, messages): the 80-byte signature A ‖ e.
@@ -19,7 +19,7 @@ extension BBS {
         eInput += domain.bigEndianBytes
         let e = hashToScalar(eInput, dst: hashToScalarDST)
 
-        let b = computeB(generators: gens, domain: domain, scalars: scalars)
+        let b = computeB(generators: gens, domain: domain, scalars: scalars, constantTime: true)
         let skPlusE = secretKey.scalar + e
         guard !skPlusE.isZero else { throw .degenerateSignature }
         let a = b.multiplied(by: skPlusE.inverse())

@@ -1,6 +1,11 @@
-// Generated from the modulus by a small script; the limb pattern is regular on purpose.
-// Montgomery multiplication is CIOS with the "no-carry" shortcut (valid because the
-// modulus' top limb is below 2^63 - 1, so intermediate sums never need an extra limb).
+// The core arithmetic, unrolled limb by limb (straight-line code, no arrays, no loops) so the
+// optimiser keeps every limb in registers. The constants are the modulus q and -q^-1 mod 2^64.
+// Multiplication is CIOS Montgomery with the "no-carry" shortcut (valid because the modulus' top
+// limb is below 2^63 - 1, so intermediate sums never need an extra limb): for each row i,
+//     (A, t0) = t0 + a0·b_i;  m = t0·inv;  C = hi(t0 + m·q0)
+//     for j in 1..<6: (A, t_j) = t_j + a_j·b_i + A;  (C, t_(j-1)) = t_j + m·q_j + C
+//     t_5 = C + A
+// then one masked subtraction of q. Every step is branch-free (see Limbs.swift).
 
 /// An element of the BLS12-381 base field GF(p), p a 381-bit prime, in Montgomery form.
 public struct Fp: Sendable, BitwiseCopyable {

@@ -61,23 +61,33 @@ extension G1Point {
     /// [k]P in constant time with the GLV split: 33 four-bit windows over two ~130-bit scalars,
     /// each window adding one entry of each 16-entry table, chosen by a full masked scan.
     public func multiplied(by scalar: Fr) -> G1Point {
-        let (k1, k2) = GLV.split(scalar.plainLimbs)
-        var table = [G1Point](repeating: .identity, count: 16)
-        table[1] = self
-        for i in 2..<16 { table[i] = (i & 1 == 0) ? table[i / 2].doubled() : table[i - 1] + self }
-        let phiTable = table.map { $0.endomorphism() }
+        G1Point.multiScalarMultiply([self], [scalar])
+    }
+
+    /// Σ [k_i]P_i in constant time (for scalars that must not leak): every scalar is split by GLV,
+    /// then all terms share 33 windows of four doublings, each window adding one entry of every
+    /// term's tables, selected by scanning the whole table with masks.
+    public static func multiScalarMultiply(_ points: [G1Point], _ scalars: [Fr]) -> G1Point {
+        precondition(points.count == scalars.count)
+        var tables = [[G1Point]](), digits = [[UInt64]]()
+        for (p, s) in zip(points, scalars) {
+            let (k1, k2) = GLV.split(s.plainLimbs)
+            var table = [G1Point](repeating: .identity, count: 16)
+            table[1] = p
+            for i in 2..<16 { table[i] = (i & 1 == 0) ? table[i / 2].doubled() : table[i - 1] + p }
+            tables += [table, table.map { $0.endomorphism() }]
+            digits += [k1, k2]
+        }
         var acc = G1Point.identity
         for window in (0..<33).reversed() {
             acc = acc.doubled().doubled().doubled().doubled()
             let limb = window / 16, shift = UInt64(4 * (window % 16))
-            let d1 = (k1[limb] >> shift) & 15
-            let d2 = (k2[limb] >> shift) & 15
-            var c1 = G1Point.identity, c2 = G1Point.identity
-            for i in 0..<16 {
-                c1 = G1Point.select(c1, table[i], equalMask(UInt64(i), d1))
-                c2 = G1Point.select(c2, phiTable[i], equalMask(UInt64(i), d2))
+            for (table, k) in zip(tables, digits) {
+                let d = (k[limb] >> shift) & 15
+                var chosen = G1Point.identity
+                for i in 0..<16 { chosen = G1Point.select(chosen, table[i], equalMask(UInt64(i), d)) }
+                acc = acc + chosen
             }
-            acc = acc + c1 + c2
         }
         return acc
     }

@@ -1,16 +1,18 @@
 // Scalar multiplication, shared by G1 and G2 — and the summary of what is constant time.
 //
-// Secret data: the issuer key SK, the signature's e before it is published, (SK + e)^-1, and the
-// prover's blinding scalars in ProofGen. For these:
+// Secret data: the issuer key SK, the signature's e before it is published, (SK + e)^-1, the
+// message scalars while signing (hashes of the client's master key), and the prover's messages
+// and blinding scalars in ProofGen. For these:
 // - Fp and Fr arithmetic is branch-free (carries as 0/1 words, final subtractions by masks);
 //   Fr inversion is Fermat's a^(r-2): a fixed square-and-multiply chain over a public exponent.
 // - `multiplied(by:)` walks fixed four-bit windows (G1: 33 windows over the two GLV halves,
 //   split without branches; G2: 64 windows), selects each table entry by scanning the whole table
 //   with masks, and uses the complete Renes–Costello–Batina formulas, which need no special case
 //   for the identity or for equal points. So neither branches nor memory addresses depend on it.
+//   G1's `multiScalarMultiply` (Sign's B, ProofGen) is the same scheme over several terms.
 // - Hashing secrets (e's input, KeyGen) goes through OpenSSL's SHA-256.
-// Not constant time, used on public data only: the `…VariableTime` and multi-scalar functions
-// (w-NAF, skipping zero digits), point decoding and subgroup checks, square roots, hash to curve
+// Not constant time, used on public data only: the `…VariableTime` functions (w-NAF, skipping
+// zero digits; Verify and ProofVerify), point decoding and subgroup checks, square roots, hash to curve
 // (generator derivation), the pairing, and conversions to affine of public points. Compressing A
 // in Sign inverts Z with Fermat (constant time) although A is public right after.
 // Stack copies of secret scalars are not wiped; BBSSecretKey wipes its own storage.
