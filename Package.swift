@@ -42,7 +42,7 @@ let package = Package(
                                "Ledger", "Storage", "Crypto", "BBS", "BadgeCore"],
                 swiftSettings: strict),
         .executableTarget(name: "badge-service", dependencies: ["Service"], swiftSettings: strict),
-        .executableTarget(name: "bbs-bench", dependencies: ["BBS", "Credentials"], path: "bench/bbs",
+        .executableTarget(name: "bbs-bench", dependencies: ["BBS", "Credentials", "BadgeCore"], path: "bench/bbs",
                           exclude: ["run", "blst_timing.py"], swiftSettings: optimised),
 
         .testTarget(name: "BadgeCoreTests", dependencies: ["TestSupport", "BadgeCore"], swiftSettings: strict),
