@@ -42,6 +42,9 @@ let package = Package(
                                "Ledger", "Storage", "Crypto", "BBS", "BadgeCore"],
                 swiftSettings: strict),
         .executableTarget(name: "badge-service", dependencies: ["Service"], swiftSettings: strict),
+        .executableTarget(name: "issue-bench",
+                          dependencies: ["Handlers", "Storage", "Credentials", "RequestAuth", "Crypto", "Schema", "Ledger", "BadgeCore"],
+                          path: "bench/issue", exclude: ["run"], swiftSettings: strict),
         .executableTarget(name: "bbs-bench", dependencies: ["BBS", "Credentials", "BadgeCore"], path: "bench/bbs",
                           exclude: ["run", "blst_timing.py"], swiftSettings: optimised),
 

@@ -1,0 +1,123 @@
+// Benchmark of signed issueBadge requests on one core, in process: RFC 9421 verification,
+// JSON, the ledger pass and SQLite, with BBS signing and a durable commit for a due month.
+// The reference measured in the same run is OpenSSL's raw Ed25519 verification rate.
+import BadgeCore
+import Credentials
+import Crypto
+import Foundation
+import Handlers
+import Ledger
+import RequestAuth
+import Schema
+import Storage
+
+final class Clock: @unchecked Sendable {
+    var now = Timestamp(CivilDate(year: 2026, month: 1, day: 5), hour: 12)
+}
+
+func seconds(_ body: () -> Void) -> Double {
+    let start = DispatchTime.now().uptimeNanoseconds
+    body()
+    return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+}
+
+func rate(_ count: Int, _ elapsed: Double) -> Double { Double(count) / elapsed }
+
+func benchmark() throws {
+    let purchases = Int(CommandLine.arguments.dropFirst().first ?? "") ?? 300
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("issue-bench-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: dir) }
+
+    let clock = Clock()
+    let store = try SQLiteBadgeStore(path: dir.appendingPathComponent("badges.sqlite").path)
+    try DefaultCatalog.seedIfEmpty(store, at: clock.now)
+    let keyring = try IssuerKeyring(index: 1, secretKey: IssuerSecretKey.generate())
+    let service = BadgeService(store: store, issuer: KeyringIssuer(keyring: keyring), clock: { clock.now })
+    let authenticator = RequestAuthenticator()
+
+    // Funded purchases, each by a redeemed 255-month code.
+    let codes = try CodeAdmin(store: store, clock: { clock.now }).create(badgeType: "supporter", months: 255, count: purchases)
+    var keys: [Ed25519PrivateKey] = []
+    var tips: [LedgerEntry] = []
+    for code in codes {
+        let key = Ed25519PrivateKey()
+        let body = RPCRequest(purchaseKey: key.publicKey.purchaseKeyText,
+                              command: .redeemBadgeCode(masterKey: SecureRandom.bytes(32), code: code)).json.serialized()
+        let out = service.handle(body: body, caller: .signer(key.publicKey))
+        guard case .badgeCredential(_, let statement, _, _) = out.response, let tip = statement.entries.last else {
+            fatalError("setup redemption failed: \(out.response)")
+        }
+        keys.append(key)
+        tips.append(tip)
+    }
+
+    /// A signed issueBadge request as a client sends it (signing is the client's cost, done up front).
+    func signedRequest(_ i: Int) -> SignedRequest {
+        let body = RPCRequest(purchaseKey: keys[i].publicKey.purchaseKeyText, command: .issueBadge(balance: Balance(lastEntry: tips[i])))
+            .json.serialized()
+        let headers = try! RequestSigner(key: keys[i]).sign(method: "POST", authority: "127.0.0.1:8080", path: "/rpc",
+                                                            body: body, created: clock.now)
+        return SignedRequest(method: "POST", path: "/rpc", authority: "127.0.0.1:8080",
+                             headers: [("Host", "127.0.0.1:8080"), ("Content-Type", "application/json")] + headers.fields, body: body)
+    }
+
+    /// What the gateway does for one signed request: verify, then handle.
+    func serve(_ request: SignedRequest) -> RPCOutcome {
+        guard case .valid(let signer) = authenticator.authenticate(request, now: clock.now) else { fatalError("signature refused") }
+        return service.handle(body: request.body, caller: .signer(signer.publicKey))
+    }
+
+    // 1. Reference: OpenSSL's Ed25519 verification, through the same EVP calls the gateway uses.
+    let refKey = Ed25519PrivateKey()
+    let message = Array(repeating: UInt8(7), count: 300)
+    let signature = refKey.signature(for: message)
+    var verified = 0
+    let refElapsed = seconds {
+        let end = DispatchTime.now().uptimeNanoseconds + 2_000_000_000
+        while DispatchTime.now().uptimeNanoseconds < end {
+            for _ in 0..<100 { if refKey.publicKey.isValidSignature(signature, for: message) { verified += 1 } }
+        }
+    }
+    let ed25519Rate = rate(verified, refElapsed)
+
+    // 2. Cached repeats: inside the issued period, answered from the record (no write).
+    let cachedRequests = (0..<purchases).map(signedRequest)
+    for r in cachedRequests.prefix(50) { _ = serve(r) }  // warm up
+    var cached = 0
+    let cachedElapsed = seconds {
+        let end = DispatchTime.now().uptimeNanoseconds + 3_000_000_000
+        while DispatchTime.now().uptimeNanoseconds < end {
+            let out = serve(cachedRequests[cached % purchases])
+            guard case .badgeCredential(.some, let s, _, _) = out.response, s.entries.isEmpty else { fatalError("not a cached answer: \(out.response)") }
+            cached += 1
+        }
+    }
+    let cachedRate = rate(cached, cachedElapsed)
+
+    // 3. Due months: a month later every purchase has one due: BBS signing + a durable commit each.
+    var due = 0
+    var dueElapsed = 0.0
+    for _ in 0..<3 {
+        clock.now = addMonths(1, to: clock.now)
+        let requests = (0..<purchases).map(signedRequest)
+        dueElapsed += seconds {
+            for r in requests {
+                let out = serve(r)
+                guard case .badgeCredential(.some, let s, _, _) = out.response, s.entries.contains(where: { $0.entryType == .debit(.badge) })
+                else { fatalError("no month issued: \(out.response)") }
+                due += 1
+            }
+        }
+        for i in 0..<purchases { tips[i] = try store.read { try $0.ledger(purchaseId: $0.purchase(key: keys[i].publicKey.purchaseKeyText)!.id) }.last! }
+    }
+    let dueRate = rate(due, dueElapsed)
+
+    func f(_ x: Double) -> String { String(format: "%.0f", x) }
+    print("issueBadge benchmark (release, one thread, \(purchases) purchases, SQLite WAL synchronous=FULL)")
+    print("  reference: OpenSSL Ed25519 verify        \(f(ed25519Rate)) /s")
+    print("  cached repeat (verify + read + answer)   \(f(cachedRate)) /s   ratio to Ed25519 verify \(String(format: "%.2f", cachedRate / ed25519Rate))  (target >= 0.50)")
+    print("  due month (verify + BBS sign + commit)   \(f(dueRate)) /s   (target >= 300)")
+}
+
+try benchmark()
