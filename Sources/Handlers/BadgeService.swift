@@ -103,6 +103,9 @@ public final class BadgeService: Sendable {
             key = signer
         }
         do {
+            guard let key else {  // the unsigned catalog, the one command an anonymous caller reaches
+                return try catalog.anonymousOutcome { outcome(.badgeCatalog(catalog: $0, badgeStatement: nil), command: name) }
+            }
             return outcome(try dispatch(request.command, key: key), command: name)
         } catch let error as BadgeServiceError {
             if case .internal(let detail) = error { configuration.reportInternalError("\(name): \(detail)") }
@@ -113,15 +116,15 @@ public final class BadgeService: Sendable {
         }
     }
 
-    private func dispatch(_ command: RPCCommand, key: Ed25519PublicKey?) throws -> RPCResponse {
+    private func dispatch(_ command: RPCCommand, key: Ed25519PublicKey) throws -> RPCResponse {
         let now = clock()
         switch command {
         case .getBadgeCatalog:
             return try getBadgeCatalog(key: key)
         case .redeemBadgeCode(let masterKey, let code):
-            return try redeemBadgeCode(key: key!, masterKey: masterKey, code: code, now: now)
+            return try redeemBadgeCode(key: key, masterKey: masterKey, code: code, now: now)
         case .issueBadge(let balance):
-            return try issueBadge(key: key!, balance: balance, now: now)
+            return try issueBadge(key: key, balance: balance, now: now)
         case .purchaseBadge(_, let payment, let upgrade):
             if upgrade != nil { throw BadgeServiceError.badRequest("purchaseBadge with upgrade is not built") }
             switch payment {
@@ -139,7 +142,7 @@ public final class BadgeService: Sendable {
         case .transferBadge:
             throw BadgeServiceError.notBuilt("transferBadge")
         case .upgradeBadgeSubscription, .pauseBadge:
-            _ = try knownPurchase(key!)
+            _ = try knownPurchase(key)
             throw BadgeServiceError.notBuilt(command.name)
         }
     }

@@ -13,6 +13,8 @@ final class CatalogCache: @unchecked Sendable {
     private let lifetime: Int64
     private let lock = NSLock()
     private var cached: (catalog: Catalog, loadedAt: Int64)?
+    /// The unsigned answer for `cached`, encoded once: the same bytes for every anonymous client.
+    private var anonymous: RPCOutcome?
 
     init(store: any BadgeStore, lifetime: Int64) {
         self.store = store
@@ -40,16 +42,32 @@ final class CatalogCache: @unchecked Sendable {
             })
         lock.lock()
         cached = (catalog, now)
+        anonymous = nil
         lock.unlock()
         return catalog
+    }
+
+    /// The unsigned `badgeCatalog` answer, made by `encode` once per catalog read.
+    func anonymousOutcome(_ encode: (Catalog) -> RPCOutcome) throws -> RPCOutcome {
+        let catalog = try current()
+        lock.lock()
+        if let anonymous, cached?.catalog == catalog {
+            lock.unlock()
+            return anonymous
+        }
+        lock.unlock()
+        let made = encode(catalog)
+        lock.lock()
+        if cached?.catalog == catalog { anonymous = made }
+        lock.unlock()
+        return made
     }
 }
 
 extension BadgeService {
-    /// `getBadgeCatalog`: the catalog, and for a signed request the purchase's statement.
-    func getBadgeCatalog(key: Ed25519PublicKey?) throws -> RPCResponse {
+    /// Signed `getBadgeCatalog`: the catalog and the purchase's statement.
+    func getBadgeCatalog(key: Ed25519PublicKey) throws -> RPCResponse {
         let catalog = try self.catalog.current()
-        guard let key else { return .badgeCatalog(catalog: catalog, badgeStatement: nil) }
         let purchase = try knownPurchase(key)
         let rows = try store.read { try $0.ledger(purchaseId: purchase.id) }
         return .badgeCatalog(catalog: catalog, badgeStatement: statement(of: rows, asserting: nil).statement)

@@ -3,17 +3,48 @@ import Foundation
 
 /// One JSON line per request: time, method, path, status, command, result code, duration.
 /// Never bodies, headers, keys, codes or receipts — only what is listed here.
+///
+/// Lines are buffered and written every `flushInterval` (or sooner when 64 KiB pile up), so a
+/// busy server makes a few writes a second instead of one per request; a kill -9 can lose the
+/// last interval's lines, a graceful stop loses none (`flush()`).
 public final class AccessLog: @unchecked Sendable {
     private let lock = NSLock()
     private let write: @Sendable (String) -> Void
+    private var buffer = ""
+    private static let flushSize = 64 * 1024
 
-    /// Writes lines through `write` (standard output by default).
-    public init(write: @escaping @Sendable (String) -> Void = AccessLog.standardOutput) {
+    /// Writes lines through `write` (standard output by default); a background thread flushes
+    /// every `flushInterval` seconds, or never when it is nil (each line is then written at once).
+    public init(write: @escaping @Sendable (String) -> Void = AccessLog.standardOutput, flushInterval: Double? = 0.25) {
         self.write = write
+        if let flushInterval {
+            let thread = Thread { [weak self] in
+                while let log = self {
+                    log.flush()
+                    Thread.sleep(forTimeInterval: flushInterval)
+                }
+            }
+            thread.name = "access-log"
+            thread.start()
+        } else {
+            buffering = false
+        }
     }
+
+    private var buffering = true
 
     public static let standardOutput: @Sendable (String) -> Void = { line in
         FileHandle.standardOutput.write(Data(line.utf8))
+    }
+
+    /// Writes what is buffered.
+    public func flush() {
+        lock.lock()
+        defer { lock.unlock() }
+        if !buffer.isEmpty {
+            write(buffer)
+            buffer = ""
+        }
     }
 
     /// Logs one request. `command` and `result` are protocol words, never client-supplied text.
@@ -25,7 +56,12 @@ public final class AccessLog: @unchecked Sendable {
         line += ",\"durationMs\":\(String(format: "%.3f", seconds * 1000))}\n"
         lock.lock()
         defer { lock.unlock() }
-        write(line)
+        guard buffering else { return write(line) }
+        buffer += line
+        if buffer.utf8.count >= Self.flushSize {
+            write(buffer)
+            buffer = ""
+        }
     }
 
     /// A JSON string literal; method and path come from the request line, so escape everything.

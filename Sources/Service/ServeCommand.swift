@@ -51,9 +51,10 @@ enum ServeCommand {
         let serverBox = ServerBox()
         let metrics = Metrics(openConnections: { serverBox.server?.openConnections ?? 0 })
         let cores = HTTPServerConfiguration.onlineCPUs
+        let accessLog = config.accessLog ? AccessLog() : nil
         let gateway = Gateway(service: service, authenticator: authenticator,
                               pool: WorkerPool(threads: max(4, cores * 2), capacity: 4096), metrics: metrics,
-                              accessLog: config.accessLog ? AccessLog() : nil, clock: systemClock,
+                              accessLog: accessLog, clock: systemClock,
                               isReady: { store.isWritable() })
         let server = HTTPServer(
             configuration: HTTPServerConfiguration(
@@ -72,6 +73,7 @@ enum ServeCommand {
         let shown = config.listenHost.contains(":") ? "[\(config.listenHost)]" : config.listenHost
         ServiceLog.info("badge-service listening on http://\(shown):\(port) (data: \(config.dataDirectory), issuer key \(keyring.activeIndex))")
         server.runUntilTerminated()
+        accessLog?.flush()
         ServiceLog.info("badge-service stopped")
         return 0
     }

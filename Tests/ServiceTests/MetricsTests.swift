@@ -38,7 +38,7 @@ import Testing
 
     @Test func writesOneJSONLinePerRequest() throws {
         let sink = Lines()
-        let log = AccessLog { sink.lines.append($0) }
+        let log = AccessLog(write: { sink.lines.append($0) }, flushInterval: nil)
         let t = Timestamp(CivilDate(year: 2026, month: 11, day: 30), hour: 4)
         log.record(at: t, method: "POST", path: "/rpc\"\n", status: 200, command: "getBadgeCatalog", result: "ok", seconds: 0.0015)
         #expect(sink.lines.count == 1)
@@ -52,5 +52,17 @@ import Testing
         #expect(object?["result"] as? String == "ok")
         #expect(object?["durationMs"] as? Double == 1.5)
         #expect(Set(object?.keys.map { $0 } ?? []) == ["ts", "method", "path", "status", "command", "result", "durationMs"])
+    }
+
+    @Test func buffersUntilFlushed() {
+        let sink = Lines()
+        let log = AccessLog(write: { sink.lines.append($0) }, flushInterval: 3600)
+        let t = Timestamp(CivilDate(year: 2026, month: 11, day: 30))
+        Thread.sleep(forTimeInterval: 0.05)  // the flusher's first (empty) pass
+        for _ in 0..<3 { log.record(at: t, method: "GET", path: "/healthz", status: 200, command: "healthz", result: "ok", seconds: 0) }
+        #expect(sink.lines.isEmpty)
+        log.flush()
+        #expect(sink.lines.count == 1)
+        #expect(sink.lines[0].split(separator: "\n").count == 3)
     }
 }
