@@ -225,7 +225,7 @@ package struct HTTPConnectionStateMachine<Clock: HTTPConnectionClock> {
         head = nil
         state = .writing(close: true)
         deadline = clock.nanoseconds &+ writeTimeout
-        return .write(HTTPResponseEncoder.encodeError(status, message: message, clock: clock))
+        return .write(HTTPResponseEncoder.encodeError(status, message: message, isHEAD: parser.methodIsHEAD, clock: clock))
     }
 
     private mutating func processParked() -> Action {

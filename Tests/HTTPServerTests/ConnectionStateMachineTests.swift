@@ -271,6 +271,18 @@ typealias Machine = HTTPConnectionStateMachine<FakeClock>
         #expect(m.peerClosed() == .close)
     }
 
+    @Test func aRefusedHeadRequestGetsNoBody() throws {
+        var m = machine()
+        let response = try #require(written(receive(&m, "HEAD / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n")))
+        #expect(response.status == 400)
+        #expect(response.header("Content-Length") != nil)
+        #expect(response.body.isEmpty)
+        var slow = machine()
+        #expect(receive(&slow, "HEAD / HTTP/1.1\r\n") == .startReading)
+        clock.advance(.seconds(11))
+        #expect(try #require(written(slow.deadlinePassed())).body.isEmpty)
+    }
+
     @Test func drainingGivesUpAfterTheDiscardLimit() throws {
         var m = machine()
         _ = try #require(written(receive(&m, "\u{1}")))

@@ -186,6 +186,7 @@ private func chunked(_ body: String, fields: String = "") -> String {
         probe("C23-absolute-form-authority-wins", "GET http://t/healthz HTTP/1.1\r\nHost: other\r\n\r\n", [200], close: false),
         probe("C24-host-bad-port", "GET /healthz HTTP/1.1\r\nHost: t:8x\r\n\r\n", [400], close: true),
         probe("C25-non-ascii-name", fields("X-\u{e9}: v\r\n"), [400], close: true),
+        probe("C27-head-refused-without-body", "HEAD /healthz HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", [400], close: true, head: [0]),
         probe("C26-100-fields-accepted", fields((0..<99).map { "X-\($0): v\r\n" }.joined()), [200], close: false),
     ]
 
