@@ -156,6 +156,7 @@ package struct HTTPConnectionStateMachine<Clock: HTTPConnectionClock> {
         self.head = nil
         self.sequence &+= 1
         let close = !head.keepAlive || shuttingDown || (inputClosed && parkedOffset >= parked.count)
+            || self.sequence >= UInt64(limits.maxRequestsPerConnection)
         let encoded = HTTPResponseEncoder.encode(response, isHEAD: head.method == "HEAD", version: head.version,
                                                  close: close, clock: clock)
         state = .writing(close: encoded.close)
