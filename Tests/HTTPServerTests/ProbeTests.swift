@@ -109,6 +109,9 @@ private func chunked(_ body: String, fields: String = "") -> String {
               [200], close: true, http10: true, bodies: [0: "{}"]),
         probe("A19-pipelined-with-close-in-the-middle", get + "GET /healthz HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n" + get,
               [200, 200], close: true),
+        // an h2c upgrade offer is ignored (RFC 9110 §7.8: a server may ignore Upgrade)
+        probe("A20-h2c-upgrade-ignored", "GET /healthz HTTP/1.1\r\nHost: t\r\nConnection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQCAAAAAAIAAAAA\r\n\r\n",
+              [200], close: false, headers: [(0, "Upgrade", nil)]),
     ]
 
     @Test(arguments: cases)
