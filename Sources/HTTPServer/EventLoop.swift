@@ -92,6 +92,7 @@ final class EventLoop: @unchecked Sendable {
             let timeout: Int32 = readyToRead.isEmpty ? resolutionMilliseconds : 0
             let count = Linux.epollWait(epoll, events, maxEvents, timeout)
             if count < 0 && errno != EINTR { fatalError("epoll_wait: \(String(cString: strerror(errno)))") }
+            clock.tick()
             for index in 0..<Int(max(0, count)) {
                 let event = events + index * Linux.epollEventSize
                 let flags = event.loadUnaligned(as: UInt32.self)
