@@ -150,7 +150,7 @@ final class Connection: @unchecked Sendable {
     private func dispatch(_ request: HTTPRequest) -> HTTPConnectionStateMachine<SystemConnectionClock>.Action {
         let context = loop.context
         if context.configuration.onResponse != nil {
-            dispatchedAt = loop.clock.nanoseconds
+            dispatchedAt = SystemConnectionClock.monotonicNanoseconds()
             requestForLog = request
         }
         let sequence = machine.sequence
@@ -169,7 +169,7 @@ final class Connection: @unchecked Sendable {
         let action = machine.responseReady(response, sequence: sequence)
         if action != .none, let onResponse = loop.context.configuration.onResponse, let request = requestForLog {
             requestForLog = nil
-            onResponse(request, response, loop.clock.nanoseconds &- dispatchedAt)
+            onResponse(request, response, SystemConnectionClock.monotonicNanoseconds() &- dispatchedAt)
         }
         return action
     }

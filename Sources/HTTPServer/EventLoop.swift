@@ -55,17 +55,22 @@ final class EventLoop: @unchecked Sendable {
     init(context: ServerContext, listener: Int32) throws {
         self.context = context
         self.listener = listener
-        epoll = Linux.epollCreate1(Linux.closeOnExec)
+        let epoll = Linux.epollCreate1(Linux.closeOnExec)
         guard epoll >= 0 else { throw HTTPServerError(operation: "epoll_create1", code: errno) }
-        wakeFD = Linux.eventfd(0, Linux.nonBlocking | Linux.closeOnExec)
-        guard wakeFD >= 0 else { throw HTTPServerError(operation: "eventfd", code: errno) }
+        let wakeFD = Linux.eventfd(0, Linux.nonBlocking | Linux.closeOnExec)
+        guard wakeFD >= 0,
+              Linux.epollAdd(epoll, wakeFD, events: Linux.epollIn, tag: Self.wakeTag),
+              Linux.epollAdd(epoll, listener, events: Linux.epollIn, tag: Self.listenerTag) else {
+            let error = HTTPServerError(operation: "eventfd/epoll_ctl", code: errno)
+            if wakeFD >= 0 { Glibc.close(wakeFD) }
+            Glibc.close(epoll)
+            throw error
+        }
+        self.epoll = epoll
+        self.wakeFD = wakeFD
+        listenerRegistered = true
         readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
         events = UnsafeMutableRawPointer.allocate(byteCount: Int(maxEvents) * Linux.epollEventSize, alignment: 8)
-        guard Linux.epollAdd(epoll, wakeFD, events: Linux.epollIn, tag: Self.wakeTag) else {
-            throw HTTPServerError(operation: "epoll_ctl eventfd", code: errno)
-        }
-        listenerRegistered = Linux.epollAdd(epoll, listener, events: Linux.epollIn, tag: Self.listenerTag)
-        guard listenerRegistered else { throw HTTPServerError(operation: "epoll_ctl listener", code: errno) }
     }
 
     deinit {
@@ -87,6 +92,7 @@ final class EventLoop: @unchecked Sendable {
             let timeout: Int32 = readyToRead.isEmpty ? resolutionMilliseconds : 0
             let count = Linux.epollWait(epoll, events, maxEvents, timeout)
             if count < 0 && errno != EINTR { fatalError("epoll_wait: \(String(cString: strerror(errno)))") }
+            clock.tick()
             for index in 0..<Int(max(0, count)) {
                 let event = events + index * Linux.epollEventSize
                 let flags = event.loadUnaligned(as: UInt32.self)

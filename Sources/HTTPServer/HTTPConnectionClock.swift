@@ -9,24 +9,34 @@ package protocol HTTPConnectionClock {
     func appendDate(to buffer: inout [UInt8])
 }
 
-/// The real clock of an event loop: CLOCK_MONOTONIC, and a `Date` value cached per second so
-/// that formatting costs nothing per response. Used only on its loop's thread.
+/// The real clock of an event loop: CLOCK_MONOTONIC and the `Date` value, both read once per
+/// loop iteration (`tick()`) rather than per request — deadlines have the sweep's granularity
+/// anyway, and `Date` has one-second resolution. Used only on its loop's thread.
 package final class SystemConnectionClock: HTTPConnectionClock {
+    private var now: UInt64
     private var cachedSecond = -1
     private var cachedDate: [UInt8] = []
 
-    package init() {}
+    package init() {
+        now = Self.monotonicNanoseconds()
+        tick()
+    }
 
-    package var nanoseconds: UInt64 { Self.monotonicNanoseconds() }
-
-    package func appendDate(to buffer: inout [UInt8]) {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        let second = Int(now.tv_sec)
+    /// Reads the clocks; the loop calls this after every epoll_wait.
+    package func tick() {
+        now = Self.monotonicNanoseconds()
+        var wall = timespec()
+        clock_gettime(CLOCK_REALTIME, &wall)
+        let second = Int(wall.tv_sec)
         if second != cachedSecond {
             cachedSecond = second
             cachedDate = HTTPDate.format(unixSeconds: second)
         }
+    }
+
+    package var nanoseconds: UInt64 { now }
+
+    package func appendDate(to buffer: inout [UInt8]) {
         buffer.append(contentsOf: cachedDate)
     }
 

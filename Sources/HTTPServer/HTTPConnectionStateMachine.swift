@@ -156,6 +156,7 @@ package struct HTTPConnectionStateMachine<Clock: HTTPConnectionClock> {
         self.head = nil
         self.sequence &+= 1
         let close = !head.keepAlive || shuttingDown || (inputClosed && parkedOffset >= parked.count)
+            || self.sequence >= UInt64(limits.maxRequestsPerConnection)
         let encoded = HTTPResponseEncoder.encode(response, isHEAD: head.method == "HEAD", version: head.version,
                                                  close: close, clock: clock)
         state = .writing(close: encoded.close)
@@ -225,7 +226,7 @@ package struct HTTPConnectionStateMachine<Clock: HTTPConnectionClock> {
         head = nil
         state = .writing(close: true)
         deadline = clock.nanoseconds &+ writeTimeout
-        return .write(HTTPResponseEncoder.encodeError(status, message: message, clock: clock))
+        return .write(HTTPResponseEncoder.encodeError(status, message: message, isHEAD: parser.methodIsHEAD, clock: clock))
     }
 
     private mutating func processParked() -> Action {

@@ -21,12 +21,16 @@ public struct HTTPLimits: Sendable, Hashable {
     public let maxTrailerSectionSize: Int
     /// Empty lines (CRLF) tolerated before a request-line (default 4, RFC 9112 §2.2); more → 400.
     public let maxLeadingEmptyLines: Int
+    /// Requests served on one connection before the server closes it (with `Connection: close`
+    /// on the last response; default 10 000), so no client holds one connection forever.
+    public let maxRequestsPerConnection: Int
 
     /// Limits with the documented defaults; pass only what you want to change.
     public init(maxTargetLength: Int = 8 * 1024, maxFieldLineLength: Int = 8 * 1024,
                 maxHeaderSectionSize: Int = 16 * 1024, maxHeaderFields: Int = 100,
                 maxBodySize: Int = 64 * 1024, maxChunkExtensionSize: Int = 1024,
-                maxTrailerSectionSize: Int = 4 * 1024, maxLeadingEmptyLines: Int = 4) {
+                maxTrailerSectionSize: Int = 4 * 1024, maxLeadingEmptyLines: Int = 4,
+                maxRequestsPerConnection: Int = 10_000) {
         self.maxTargetLength = maxTargetLength
         self.maxFieldLineLength = maxFieldLineLength
         self.maxHeaderSectionSize = maxHeaderSectionSize
@@ -35,5 +39,6 @@ public struct HTTPLimits: Sendable, Hashable {
         self.maxChunkExtensionSize = maxChunkExtensionSize
         self.maxTrailerSectionSize = maxTrailerSectionSize
         self.maxLeadingEmptyLines = maxLeadingEmptyLines
+        self.maxRequestsPerConnection = max(1, maxRequestsPerConnection)
     }
 }

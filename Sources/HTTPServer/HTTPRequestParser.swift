@@ -148,6 +148,13 @@ package struct HTTPRequestParser {
         (method.utf8.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }, method.utf8.count)
     }
     private static let optionsCode: UInt64 = "OPTIONS".utf8.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+    private static let headCode: UInt64 = "HEAD".utf8.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+
+    /// True when the request being parsed (or that failed) has the method HEAD, so that even a
+    /// refusal is sent without a body.
+    package var methodIsHEAD: Bool {
+        methodLength == 4 && methodCode == Self.headCode && headState != .method
+    }
 
     // swiftlint:disable:next cyclomatic_complexity function_body_length
     private mutating func parseHead(_ input: UnsafeRawBufferPointer) -> (event: Event, consumed: Int) {

@@ -64,8 +64,9 @@ package enum HTTPResponseEncoder {
     }
 
     /// The server's own refusal: a small JSON body and `Connection: close`.
-    package static func encodeError(_ status: Int, message: String, clock: some HTTPConnectionClock) -> [UInt8] {
-        encode(.error(status: status, message: message), isHEAD: false, version: .http1_1, close: true,
+    package static func encodeError(_ status: Int, message: String, isHEAD: Bool = false,
+                                    clock: some HTTPConnectionClock) -> [UInt8] {
+        encode(.error(status: status, message: message), isHEAD: isHEAD, version: .http1_1, close: true,
                clock: clock).bytes
     }
 

@@ -40,6 +40,7 @@ public final class HTTPServer: Sendable {
         try lifecycle.start {
             let configuration = context.configuration
             var listeners: [Int32] = []
+            var loops: [EventLoop] = []
             do {
                 let first = try Socket.listen(host: configuration.host, port: configuration.port)
                 listeners.append(first)
@@ -47,14 +48,13 @@ public final class HTTPServer: Sendable {
                 for _ in 1..<configuration.loopCount {
                     listeners.append(try Socket.listen(host: configuration.host, port: port))
                 }
-                var loops: [EventLoop] = []
                 for listener in listeners {
                     loops.append(try EventLoop(context: context, listener: listener))
                 }
                 return (loops, port)
             } catch {
-                // Loops created so far own (and close) their listeners; close the rest.
-                for fd in listeners { close(fd) }
+                // Each loop created owns (and closes) its listener; close the others.
+                for fd in listeners.dropFirst(loops.count) { close(fd) }
                 throw error
             }
         }

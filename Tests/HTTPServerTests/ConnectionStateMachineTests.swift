@@ -167,6 +167,16 @@ typealias Machine = HTTPConnectionStateMachine<FakeClock>
         #expect(m.deadlinePassed() == .close)
     }
 
+    @Test func theConnectionClosesAfterMaxRequests() throws {
+        var m = machine(limits: HTTPLimits(maxRequestsPerConnection: 2))
+        let two = "GET /a HTTP/1.1\r\nHost: t\r\n\r\nGET /b HTTP/1.1\r\nHost: t\r\n\r\nGET /c HTTP/1.1\r\nHost: t\r\n\r\n"
+        _ = try #require(dispatched(receive(&m, two)))
+        #expect(try #require(written(m.responseReady(ok, sequence: m.sequence))).header("Connection") == nil)
+        _ = try #require(dispatched(m.writeCompleted()))
+        #expect(try #require(written(m.responseReady(ok, sequence: m.sequence))).header("Connection") == "close")
+        #expect(m.writeCompleted() == .closeAfterDraining)
+    }
+
     @Test func aResponderAskingToCloseIsHonoured() throws {
         var m = machine()
         _ = try #require(dispatched(receive(&m, "GET / HTTP/1.1\r\nHost: t\r\n\r\n")))
@@ -269,6 +279,18 @@ typealias Machine = HTTPConnectionStateMachine<FakeClock>
         #expect(m.wantsInput)   // draining
         #expect(receive(&m, "GET / HTTP/1.1\r\nHost: t\r\n\r\n") == .none)
         #expect(m.peerClosed() == .close)
+    }
+
+    @Test func aRefusedHeadRequestGetsNoBody() throws {
+        var m = machine()
+        let response = try #require(written(receive(&m, "HEAD / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n")))
+        #expect(response.status == 400)
+        #expect(response.header("Content-Length") != nil)
+        #expect(response.body.isEmpty)
+        var slow = machine()
+        #expect(receive(&slow, "HEAD / HTTP/1.1\r\n") == .startReading)
+        clock.advance(.seconds(11))
+        #expect(try #require(written(slow.deadlinePassed())).body.isEmpty)
     }
 
     @Test func drainingGivesUpAfterTheDiscardLimit() throws {

@@ -229,3 +229,14 @@ func expectHygiene(_ responses: [ReceivedResponse], closed: Bool, http10: Bool =
         }
     }
 }
+
+/// Polls `condition` every 10 ms for up to `timeout`; returns its last value.
+@discardableResult
+func waitUntil(timeout: Duration = .seconds(3), _ condition: () -> Bool) -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while !condition() {
+        if ContinuousClock.now >= deadline { return false }
+        usleep(10_000)
+    }
+    return true
+}

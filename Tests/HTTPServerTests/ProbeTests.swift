@@ -109,6 +109,9 @@ private func chunked(_ body: String, fields: String = "") -> String {
               [200], close: true, http10: true, bodies: [0: "{}"]),
         probe("A19-pipelined-with-close-in-the-middle", get + "GET /healthz HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n" + get,
               [200, 200], close: true),
+        // an h2c upgrade offer is ignored (RFC 9110 §7.8: a server may ignore Upgrade)
+        probe("A20-h2c-upgrade-ignored", "GET /healthz HTTP/1.1\r\nHost: t\r\nConnection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQCAAAAAAIAAAAA\r\n\r\n",
+              [200], close: false, headers: [(0, "Upgrade", nil)]),
     ]
 
     @Test(arguments: cases)
@@ -186,6 +189,7 @@ private func chunked(_ body: String, fields: String = "") -> String {
         probe("C23-absolute-form-authority-wins", "GET http://t/healthz HTTP/1.1\r\nHost: other\r\n\r\n", [200], close: false),
         probe("C24-host-bad-port", "GET /healthz HTTP/1.1\r\nHost: t:8x\r\n\r\n", [400], close: true),
         probe("C25-non-ascii-name", fields("X-\u{e9}: v\r\n"), [400], close: true),
+        probe("C27-head-refused-without-body", "HEAD /healthz HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", [400], close: true, head: [0]),
         probe("C26-100-fields-accepted", fields((0..<99).map { "X-\($0): v\r\n" }.joined()), [200], close: false),
     ]
 

@@ -99,12 +99,7 @@ import Testing
                 client.send("POST /slow HTTP/1.1\r\nHost: t\r\nContent-Length: 0\r\n\r\n")
                 usleep(50_000)
             }   // closed before the response
-            var waited = 0
-            while server.openConnections > 0 && waited < 300 {
-                usleep(10_000)
-                waited += 1
-            }
-            #expect(server.openConnections == 0)
+            #expect(waitUntil { server.openConnections == 0 })
             expectServerStillServes(port: port)
         }
     }

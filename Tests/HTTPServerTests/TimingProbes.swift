@@ -92,19 +92,14 @@ import Testing
     @Test func manyIdleConnections() throws {
         try withTestServer(timeouts: HTTPTimeouts(requestHead: .seconds(2), timerResolution: .milliseconds(20))) { server, port in
             let idle = try (0..<300).map { _ in try RawClient(port: port) }
-            var waited = 0
-            while server.openConnections < 300 && waited < 200 {
-                usleep(10_000)
-                waited += 1
-            }
-            #expect(server.openConnections == 300)
+            #expect(waitUntil { server.openConnections == 300 })
             let fresh = try RawClient(port: port, receiveTimeout: .seconds(1))
             fresh.send("GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n")
             #expect(try fresh.readResponse().status == 200)
             for client in idle {
                 #expect(client.closesWithoutMoreData(within: .seconds(4)))
             }
-            #expect(server.openConnections <= 1)
+            #expect(waitUntil { server.openConnections <= 1 })
         }
     }
 
@@ -116,12 +111,7 @@ import Testing
             var small: Int32 = 4096
             setsockopt(client.fd, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
             client.send(String(repeating: "GET /large HTTP/1.1\r\nHost: t\r\n\r\n", count: 100))
-            var waited = 0
-            while server.openConnections > 0 && waited < 400 {
-                usleep(10_000)
-                waited += 1
-            }
-            #expect(server.openConnections == 0, "the slow reader should have been dropped")
+            #expect(waitUntil(timeout: .seconds(4)) { server.openConnections == 0 }, "the slow reader should have been dropped")
             expectServerStillServes(port: port)
         }
     }
@@ -131,12 +121,7 @@ import Testing
     @Test func connectionCapRefusesNewConnectionsOnly() throws {
         try withTestServer(maxConnections: 5) { server, port in
             let open = try (0..<5).map { _ in try RawClient(port: port) }
-            var waited = 0
-            while server.openConnections < 5 && waited < 200 {
-                usleep(10_000)
-                waited += 1
-            }
-            #expect(server.openConnections == 5)
+            #expect(waitUntil { server.openConnections == 5 })
             let refused = try RawClient(port: port)
             #expect(refused.closesWithoutMoreData(within: .seconds(2)))
             for client in open {
