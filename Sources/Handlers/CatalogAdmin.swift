@@ -28,13 +28,13 @@ public struct CatalogAdmin: Sendable {
     }
 
     /// Adds a price; with `replacing`, deprecates that price in the same transaction.
-    public func addPrice(badgeType: String, monthPrice: Int, currency: String, replacing: String? = nil) throws -> PriceRecord {
+    public func addPrice(badgeType: String, monthPrice: Int, currency: String, replacing: String? = nil) throws -> BadgePrice {
         guard Self.isTag(badgeType) else { throw Refusal.invalid("badge type must be 1-32 characters of a-z, 0-9, '-' or '_'") }
         guard (1...Int(UInt32.max)).contains(monthPrice) else { throw Refusal.invalid("month price must be 1...\(UInt32.max) minor units") }
         guard currency.count == 3, currency.allSatisfy({ $0.isASCII && $0.isLowercase }) else {
             throw Refusal.invalid("currency must be a lower-case ISO 4217 code such as usd")
         }
-        let price = PriceRecord(priceId: UUID().uuidString.lowercased(), badgeType: BadgeType(badgeType),
+        let price = BadgePrice(priceId: UUID().uuidString.lowercased(), badgeType: BadgeType(badgeType),
                                 monthPrice: UInt32(monthPrice), currency: currency, status: .active, createdAt: clock())
         try store.write { w in
             if let old = replacing {
@@ -50,7 +50,7 @@ public struct CatalogAdmin: Sendable {
     }
 
     /// Adds an offer of `months` with a discount, for one price or (no price) any.
-    public func addOffer(months: Int, discount: OfferDiscount, priceId: String?) throws -> OfferRecord {
+    public func addOffer(months: Int, discount: OfferDiscount, priceId: String?) throws -> BadgeOffer {
         guard (1...255).contains(months) else { throw Refusal.invalid("months must be 1...255") }
         switch discount {
         case .freeMonths(let n):
@@ -58,7 +58,7 @@ public struct CatalogAdmin: Sendable {
         case .percent(let p):
             guard (1...99).contains(p) else { throw Refusal.invalid("discount must be 1...99 percent") }
         }
-        let offer = OfferRecord(offerId: UUID().uuidString.lowercased(), priceId: priceId, months: months,
+        let offer = BadgeOffer(offerId: UUID().uuidString.lowercased(), priceId: priceId, months: months,
                                 discount: discount, status: .active, createdAt: clock())
         try store.write { w in
             if let priceId, try !w.prices().contains(where: { $0.priceId == priceId }) { throw Refusal.unknownItem(priceId) }

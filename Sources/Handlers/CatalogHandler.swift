@@ -31,15 +31,7 @@ final class CatalogCache: @unchecked Sendable {
         }
         lock.unlock()
         let (prices, offers) = try store.read { (try $0.prices(), try $0.offers()) }
-        let catalog = Catalog(
-            prices: prices.filter { $0.status != .disabled }.map {
-                BadgePrice(priceId: $0.priceId, badgeType: $0.badgeType, monthPrice: $0.monthPrice, currency: $0.currency,
-                           status: $0.status, createdAt: $0.createdAt)
-            },
-            offers: offers.filter { $0.status != .disabled }.map {
-                BadgeOffer(offerId: $0.offerId, priceId: $0.priceId, months: $0.months, discount: $0.discount,
-                           status: $0.status, createdAt: $0.createdAt)
-            })
+        let catalog = Catalog(prices: prices.filter { $0.status != .disabled }, offers: offers.filter { $0.status != .disabled })
         lock.lock()
         cached = (catalog, now)
         anonymous = nil

@@ -10,17 +10,17 @@ public enum DefaultCatalog {
     public static let threeMonthsOfferId = "5d1f3a2e-8c4b-4e7a-9b61-3f0c2d8e4a17"
     public static let twelveMonthsOfferId = "b7e2c9d4-1a6f-4c83-a5d0-6e9f2b1c7d38"
 
-    public static func prices(at t: Timestamp) -> [PriceRecord] {
+    public static func prices(at t: Timestamp) -> [BadgePrice] {
         [
-            PriceRecord(priceId: supporterPriceId, badgeType: .supporter, monthPrice: 700, currency: "usd", status: .active, createdAt: t),
-            PriceRecord(priceId: legendPriceId, badgeType: .legend, monthPrice: 7000, currency: "usd", status: .active, createdAt: t),
+            BadgePrice(priceId: supporterPriceId, badgeType: .supporter, monthPrice: 700, currency: "usd", status: .active, createdAt: t),
+            BadgePrice(priceId: legendPriceId, badgeType: .legend, monthPrice: 7000, currency: "usd", status: .active, createdAt: t),
         ]
     }
 
-    public static func offers(at t: Timestamp) -> [OfferRecord] {
+    public static func offers(at t: Timestamp) -> [BadgeOffer] {
         [
-            OfferRecord(offerId: threeMonthsOfferId, priceId: nil, months: 3, discount: .freeMonths(1), status: .active, createdAt: t),
-            OfferRecord(offerId: twelveMonthsOfferId, priceId: nil, months: 12, discount: .freeMonths(6), status: .active, createdAt: t),
+            BadgeOffer(offerId: threeMonthsOfferId, priceId: nil, months: 3, discount: .freeMonths(1), status: .active, createdAt: t),
+            BadgeOffer(offerId: twelveMonthsOfferId, priceId: nil, months: 12, discount: .freeMonths(6), status: .active, createdAt: t),
         ]
     }
 

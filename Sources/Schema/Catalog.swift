@@ -25,32 +25,12 @@ public struct Catalog: Hashable, WireModel {
 }
 
 /// A monthly price of a badge type (schema `badgePrice`).
-public struct BadgePrice: Hashable, WireModel {
-    public var priceId: String
-    public var badgeType: BadgeType
-    /// Minor units of `currency`.
-    public var monthPrice: UInt32
-    public var currency: String
-    public var status: ItemStatus
-    public var createdAt: Timestamp
-
-    public init(priceId: String, badgeType: BadgeType, monthPrice: UInt32, currency: String, status: ItemStatus, createdAt: Timestamp) {
-        self.priceId = priceId
-        self.badgeType = badgeType
-        self.monthPrice = monthPrice
-        self.currency = currency
-        self.status = status
-        self.createdAt = createdAt
-    }
-
+extension BadgePrice: WireModel {
     public init(json: JSONValue, at path: [String]) throws(WireDecodingError) {
         let o = try WireObject(json, at: path)
-        priceId = try o.string("priceId")
-        badgeType = BadgeType(rawValue: try o.string("badgeType"))
-        monthPrice = try o.uint32("monthPrice")
-        currency = try o.string("currency")
-        status = try o.enumeration("status")
-        createdAt = try o.timestamp("createdAt")
+        self.init(priceId: try o.string("priceId"), badgeType: BadgeType(rawValue: try o.string("badgeType")),
+                  monthPrice: try o.uint32("monthPrice"), currency: try o.string("currency"),
+                  status: try o.enumeration("status"), createdAt: try o.timestamp("createdAt"))
     }
 
     public var json: JSONValue {
@@ -66,33 +46,12 @@ public struct BadgePrice: Hashable, WireModel {
 }
 
 /// A discounted duration (schema `badgeOffer`).
-public struct BadgeOffer: Hashable, WireModel {
-    public var offerId: String
-    /// The price it applies to; nil applies to every price.
-    public var priceId: String?
-    /// 0 ... 255.
-    public var months: Int
-    public var discount: OfferDiscount
-    public var status: ItemStatus
-    public var createdAt: Timestamp
-
-    public init(offerId: String, priceId: String?, months: Int, discount: OfferDiscount, status: ItemStatus, createdAt: Timestamp) {
-        self.offerId = offerId
-        self.priceId = priceId
-        self.months = months
-        self.discount = discount
-        self.status = status
-        self.createdAt = createdAt
-    }
-
+extension BadgeOffer: WireModel {
     public init(json: JSONValue, at path: [String]) throws(WireDecodingError) {
         let o = try WireObject(json, at: path)
-        offerId = try o.string("offerId")
-        priceId = try o.optionalString("priceId")
-        months = try o.int("months", in: 0...255)
-        discount = try o.model("discount")
-        status = try o.enumeration("status")
-        createdAt = try o.timestamp("createdAt")
+        self.init(offerId: try o.string("offerId"), priceId: try o.optionalString("priceId"),
+                  months: try o.int("months", in: 0...255), discount: try o.model("discount"),
+                  status: try o.enumeration("status"), createdAt: try o.timestamp("createdAt"))
     }
 
     public var json: JSONValue {

@@ -16,9 +16,9 @@ public protocol BadgeStore: Sendable {
 /// Queries, inside a read or write transaction.
 public protocol StoreReader {
     /// Every price, in creation order.
-    func prices() throws -> [PriceRecord]
+    func prices() throws -> [BadgePrice]
     /// Every offer, in creation order.
-    func offers() throws -> [OfferRecord]
+    func offers() throws -> [BadgeOffer]
     func purchase(key: String) throws -> PurchaseRecord?
     func purchase(id: Int64) throws -> PurchaseRecord?
     /// The purchase's ledger, oldest row first.
@@ -34,8 +34,8 @@ public protocol StoreReader {
 
 /// Changes, inside a write transaction.
 public protocol StoreWriter: StoreReader {
-    func insertPrice(_ price: PriceRecord) throws
-    func insertOffer(_ offer: OfferRecord) throws
+    func insertPrice(_ price: BadgePrice) throws
+    func insertOffer(_ offer: BadgeOffer) throws
     /// Sets a price's status; false when there is no such price.
     func setPriceStatus(priceId: String, _ status: ItemStatus) throws -> Bool
     /// Sets an offer's status; false when there is no such offer.

@@ -1,46 +1,5 @@
 import BadgeCore
 
-/// A monthly price of a badge type (catalog `prices`).
-public struct PriceRecord: Hashable, Sendable {
-    public var priceId: String
-    public var badgeType: BadgeType
-    /// Minor units of `currency` per month.
-    public var monthPrice: UInt32
-    public var currency: String
-    public var status: ItemStatus
-    public var createdAt: Timestamp
-
-    public init(priceId: String, badgeType: BadgeType, monthPrice: UInt32, currency: String,
-                status: ItemStatus, createdAt: Timestamp) {
-        self.priceId = priceId
-        self.badgeType = badgeType
-        self.monthPrice = monthPrice
-        self.currency = currency
-        self.status = status
-        self.createdAt = createdAt
-    }
-}
-
-/// A discounted duration (catalog `offers`); no price id applies to any price.
-public struct OfferRecord: Hashable, Sendable {
-    public var offerId: String
-    public var priceId: String?
-    public var months: Int
-    public var discount: OfferDiscount
-    public var status: ItemStatus
-    public var createdAt: Timestamp
-
-    public init(offerId: String, priceId: String?, months: Int, discount: OfferDiscount,
-                status: ItemStatus, createdAt: Timestamp) {
-        self.offerId = offerId
-        self.priceId = priceId
-        self.months = months
-        self.discount = discount
-        self.status = status
-        self.createdAt = createdAt
-    }
-}
-
 /// A purchase: the badge a purchase key holds.
 public struct PurchaseRecord: Hashable, Sendable {
     /// Database id, never sent to clients.

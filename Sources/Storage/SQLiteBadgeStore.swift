@@ -27,18 +27,18 @@ struct SQLiteStoreTransaction: StoreWriter {
 
     // MARK: catalog
 
-    func prices() throws -> [PriceRecord] {
+    func prices() throws -> [BadgePrice] {
         try conn.query("""
             SELECT price_id, badge_type, month_price, currency, status, created_at
             FROM badge_prices ORDER BY created_at, price_id
             """).map { r in
-            PriceRecord(priceId: try r.text(0), badgeType: BadgeType(try r.text(1)),
+            BadgePrice(priceId: try r.text(0), badgeType: BadgeType(try r.text(1)),
                         monthPrice: UInt32(try r.int(2)), currency: try r.text(3),
                         status: try status(r.text(4)), createdAt: Timestamp(seconds: try r.int(5)))
         }
     }
 
-    func offers() throws -> [OfferRecord] {
+    func offers() throws -> [BadgeOffer] {
         try conn.query("""
             SELECT offer_id, price_id, months, discount_type, discount_value, status, created_at
             FROM badge_offers ORDER BY created_at, offer_id
@@ -50,13 +50,13 @@ struct SQLiteStoreTransaction: StoreWriter {
             case "discount": discount = .percent(value)
             case let other: throw StorageError.corrupt("offer discount type \(other)")
             }
-            return OfferRecord(offerId: try r.text(0), priceId: try r.optionalText(1), months: Int(try r.int(2)),
+            return BadgeOffer(offerId: try r.text(0), priceId: try r.optionalText(1), months: Int(try r.int(2)),
                                discount: discount, status: try status(r.text(5)),
                                createdAt: Timestamp(seconds: try r.int(6)))
         }
     }
 
-    func insertPrice(_ p: PriceRecord) throws {
+    func insertPrice(_ p: BadgePrice) throws {
         try conn.query("""
             INSERT INTO badge_prices (price_id, badge_type, month_price, currency, status, created_at)
             VALUES (?, ?, ?, ?, ?, ?)
@@ -64,7 +64,7 @@ struct SQLiteStoreTransaction: StoreWriter {
                   .text(p.status.rawValue), .integer(p.createdAt.seconds)])
     }
 
-    func insertOffer(_ o: OfferRecord) throws {
+    func insertOffer(_ o: BadgeOffer) throws {
         let (type, value): (String, Int) = switch o.discount {
         case .freeMonths(let n): ("freeMonths", n)
         case .percent(let n): ("discount", n)

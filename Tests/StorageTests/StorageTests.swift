@@ -18,7 +18,7 @@ import Testing
     @Test func migratesOnceAndReopens() throws {
         do {
             let store = try open()
-            try store.write { try $0.insertPrice(PriceRecord(priceId: "p1", badgeType: .supporter, monthPrice: 700, currency: "usd", status: .active, createdAt: t0)) }
+            try store.write { try $0.insertPrice(BadgePrice(priceId: "p1", badgeType: .supporter, monthPrice: 700, currency: "usd", status: .active, createdAt: t0)) }
         }
         let store = try open()
         #expect(try store.read { try $0.prices() }.map(\.priceId) == ["p1"])
@@ -27,10 +27,10 @@ import Testing
 
     @Test func catalogRoundTrip() throws {
         let store = try open()
-        let price = PriceRecord(priceId: "p1", badgeType: .legend, monthPrice: 7000, currency: "usd", status: .deprecated, createdAt: t0)
+        let price = BadgePrice(priceId: "p1", badgeType: .legend, monthPrice: 7000, currency: "usd", status: .deprecated, createdAt: t0)
         let offers = [
-            OfferRecord(offerId: "o1", priceId: nil, months: 3, discount: .freeMonths(1), status: .active, createdAt: t0),
-            OfferRecord(offerId: "o2", priceId: "p1", months: 12, discount: .percent(25), status: .disabled, createdAt: t0.adding(seconds: 1)),
+            BadgeOffer(offerId: "o1", priceId: nil, months: 3, discount: .freeMonths(1), status: .active, createdAt: t0),
+            BadgeOffer(offerId: "o2", priceId: "p1", months: 12, discount: .percent(25), status: .disabled, createdAt: t0.adding(seconds: 1)),
         ]
         try store.write { w in
             try w.insertPrice(price)
@@ -47,7 +47,7 @@ import Testing
     @Test func offerOfUnknownPriceIsRefused() throws {
         let store = try open()
         #expect(throws: StorageError.self) {
-            try store.write { try $0.insertOffer(OfferRecord(offerId: "o", priceId: "missing", months: 3, discount: .freeMonths(1), status: .active, createdAt: t0)) }
+            try store.write { try $0.insertOffer(BadgeOffer(offerId: "o", priceId: "missing", months: 3, discount: .freeMonths(1), status: .active, createdAt: t0)) }
         }
     }
 
