@@ -38,7 +38,8 @@ enum ServeCommand {
 
         let providers = Set(["apple": config.apple, "google": config.google, "stripe": config.stripe, "btcpay": config.btcpay]
             .compactMap { $0.value == nil ? nil : $0.key })
-        let service = BadgeService(store: store, issuer: KeyringIssuer(keyring: keyring), clock: systemClock,
+        let issuer = KeyringIssuer(keyring: keyring)
+        let service = BadgeService(store: store, issuer: issuer, clock: systemClock,
                                    configuration: .init(configuredProviders: providers,
                                                         reportInternalError: { ServiceLog.error($0) }))
         let front: TrustedFront
@@ -55,7 +56,7 @@ enum ServeCommand {
         let gateway = Gateway(service: service, authenticator: authenticator,
                               pool: WorkerPool(threads: max(4, cores * 2), capacity: 4096), metrics: metrics,
                               accessLog: accessLog, clock: systemClock,
-                              isReady: { store.isWritable() })
+                              isReady: { issuer.isReady && store.isWritable() })
         let server = HTTPServer(
             configuration: HTTPServerConfiguration(
                 host: config.listenHost, port: config.listenPort,
