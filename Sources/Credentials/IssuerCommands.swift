@@ -22,11 +22,10 @@ public enum IssuerCommands {
         try BadgeCredential(json: credentialJSON).isValid(under: try IssuerPublicKey(text: publicKey))
     }
 
-    /// `issuer show`: one line per index, `N <public key>`, the active one marked with `*`.
+    /// `issuer show`: the public keys by index, as clients configure them:
+    /// `{"active": N, "keys": {"N": "<public key>", …}}`.
     public static func show(_ keyring: IssuerKeyring) -> String {
-        keyring.publicKeysByIndex.keys.sorted().map { index in
-            let marker = index == keyring.activeIndex ? " *" : ""
-            return "\(index) \(keyring.publicKeysByIndex[index]!.text)\(marker)"
-        }.joined(separator: "\n")
+        let keys = keyring.publicKeysByIndex.keys.sorted().map { "\"\($0)\": \"\(keyring.publicKeysByIndex[$0]!.text)\"" }
+        return "{\"active\": \(keyring.activeIndex), \"keys\": {\(keys.joined(separator: ", "))}}"
     }
 }

@@ -30,7 +30,7 @@ enum IssuerCommand {
         case "show":
             let common = try CommonOptions.parse(&args, environment: environment)
             try args.finish()
-            output.out(IssuerKeyFile.publicJSON(try IssuerKeyFile.load(path: common.configuration.issuerKeyFile)))
+            output.out(IssuerCommands.show(try IssuerKeyFile.load(path: common.configuration.issuerKeyFile)))
         case "add":
             guard let index = try args.int("index", in: IssuerKeyring.indexRange) else { throw UsageError("--index is required") }
             let secretText = try args.option("secret-key")
@@ -45,7 +45,7 @@ enum IssuerCommand {
             keys[index] = (secret, secret.publicKey)
             let updated = try IssuerKeyring(active: activate ? index : current.activeIndex, keys: keys)
             try updated.save(to: URL(fileURLWithPath: path))
-            output.out(IssuerKeyFile.publicJSON(updated))
+            output.out(IssuerCommands.show(updated))
         case "sign":
             let secret = try args.required("secret-key")
             guard let index = try args.int("index", in: IssuerKeyring.indexRange) else { throw UsageError("--index is required") }

@@ -25,10 +25,4 @@ enum IssuerKeyFile {
             throw CommandFailure("cannot read issuer key file \(path): \((error as NSError).localizedDescription)")
         }
     }
-
-    /// `{"active": N, "keys": {"N": "<public key>", …}}`: what clients configure.
-    static func publicJSON(_ keyring: IssuerKeyring) -> String {
-        let keys = keyring.publicKeysByIndex.keys.sorted().map { "\"\($0)\": \"\(keyring.publicKeysByIndex[$0]!.text)\"" }
-        return "{\"active\": \(keyring.activeIndex), \"keys\": {\(keys.joined(separator: ", "))}}"
-    }
 }

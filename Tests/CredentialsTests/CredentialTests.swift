@@ -188,7 +188,7 @@ final class ResultBox: @unchecked Sendable {
         #expect(!keyring.verify(wrongIndex))
         wrongIndex.keyIndex = 5
         #expect(!keyring.verify(wrongIndex))
-        #expect(IssuerCommands.show(keyring) == "1 \(old.publicKey.text)\n2 \(testSecret.publicKey.text) *")
+        #expect(IssuerCommands.show(keyring) == "{\"active\": 2, \"keys\": {\"1\": \"\(old.publicKey.text)\", \"2\": \"\(testSecret.publicKey.text)\"}}")
     }
 
     @Test func keyFileRoundTripWithOwnerOnlyMode() throws {
