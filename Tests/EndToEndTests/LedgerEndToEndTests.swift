@@ -4,6 +4,7 @@ import Foundation
 import Glibc
 import Ledger
 import Schema
+import Storage
 import TestSupport
 import Testing
 
@@ -137,9 +138,15 @@ import Testing
     @Test func killNineAtAnyMomentLeavesAConsistentLedger() throws {
         let data = TemporaryDirectory("e2e-kill")
         var service = try ServiceProcess(data: data)
-        let codes = try service.cli(["codes", "create", "--type", "supporter", "--months", "6", "--count", "12"]).stdout
+        let codes = try service.cli(["codes", "create", "--type", "supporter", "--months", "6", "--count", "13"]).stdout
             .split(separator: "\n").map(String.init)
         var generator = SystemRandomNumberGenerator()
+        // kill delays spread over 1.5 round trips of the same request, measured here
+        let calibrationKey = Ed25519PrivateKey()
+        let roundTrip = try microseconds {
+            _ = try HTTP.rpc(service, HTTP.envelope(["type": "redeemBadgeCode", "masterKey": .string(Base64URL.encode(SecureRandom.bytes(32))),
+                                                      "code": .string(codes[12])], key: calibrationKey), key: calibrationKey)
+        }
         var outcomes = [0, 0]  // rounds killed before the commit, after it
         for round in 0..<12 {
             let key = Ed25519PrivateKey()
@@ -169,6 +176,66 @@ import Testing
         print("kill -9 rounds: \(outcomes[0]) before the commit, \(outcomes[1]) after it")
         #expect(service.stop() == 0)
     }
+}
+
+extension LedgerEndToEndTests {
+    /// The same for a due month of issueBadge (BBS signing, then the badge row and the issuance
+    /// in one transaction). A month falls due only with time, so each purchase is written into
+    /// the service's database already a month old, as another process (the CLI) would write it.
+    @Test func killNineDuringADueMonth() throws {
+        let data = TemporaryDirectory("e2e-kill-issue")
+        var service = try ServiceProcess(data: data)
+        let store = try SQLiteBadgeStore(path: data.file("badge-data/badges.sqlite"))
+        let now = Timestamp(seconds: Int64(Date().timeIntervalSince1970))
+        let funded = now.adding(seconds: -40 * 86_400)  // the first month ended ten days ago
+        var generator = SystemRandomNumberGenerator()
+        var outcomes = [0, 0]
+        var roundTrip: UInt32 = 0
+        for round in -1..<10 {  // round -1 measures a normal round trip for the kill delays
+            let key = Ed25519PrivateKey()
+            var ids = 0
+            let plan = try planFirstFunding(months: 6, credit: .code, badgeType: .supporter, now: funded,
+                                            newId: { ids += 1; return "seed-\(round)-\(ids)" })
+            try store.write { w in
+                let p = try w.insertPurchase(key: key.publicKey.purchaseKeyText, masterKey: SecureRandom.bytes(32), badgeType: .supporter, at: funded)
+                try w.appendLedger(purchaseId: p.id, expectedCount: 0, entries: plan.rows)
+            }
+            let issue = HTTP.envelope(["type": "issueBadge", "balance": ["lastEntry": plan.rows[1].json]], key: key)
+            if round < 0 {
+                roundTrip = try microseconds { _ = try HTTP.rpc(service, issue, key: key) }
+                continue
+            }
+            let running = service
+            let sender = Thread { _ = try? HTTP.rpc(running, issue, key: key) }
+            sender.start()
+            usleep(UInt32.random(in: 0...roundTrip * 3 / 2, using: &generator))
+            service.stop(SIGKILL)
+            while !sender.isFinished { usleep(1000) }
+            service = try ServiceProcess(data: data)
+            let rows = try ledgerRows(service, key.publicKey.purchaseKeyText)
+            #expect(rows.count == 2 || rows.count == 3, "round \(round): \(rows)")
+            #expect(checkLedger(rows, purchaseBadgeType: .supporter) == nil)
+            outcomes[rows.count == 2 ? 0 : 1] += 1
+            // the retry issues the month exactly once
+            let retry = try HTTP.rpc(service, issue, key: key)
+            #expect(retry.status == 200, "round \(round): \(retry.text)")
+            let after = try ledgerRows(service, key.publicKey.purchaseKeyText)
+            #expect(after.map(\.entryType) == [.credit(.code), .debit(.badge), .debit(.badge)], "round \(round)")
+            #expect(checkLedger(after, purchaseBadgeType: .supporter) == nil)
+            let issuance = try store.read { r in try r.latestIssuance(purchaseId: r.purchase(key: key.publicKey.purchaseKeyText)!.id) }
+            #expect(issuance?.entryId == after.last?.entryId)
+            #expect(retry.response?.credentialWire?.signature == issuance?.signature)
+        }
+        print("kill -9 during issueBadge: \(outcomes[0]) before the commit, \(outcomes[1]) after it")
+        #expect(service.stop() == 0)
+    }
+}
+
+/// How long `body` takes, in microseconds.
+func microseconds(_ body: () throws -> Void) rethrows -> UInt32 {
+    let start = DispatchTime.now().uptimeNanoseconds
+    try body()
+    return UInt32(min(10_000_000, (DispatchTime.now().uptimeNanoseconds - start) / 1000))
 }
 
 final class Replies: @unchecked Sendable {
