@@ -36,11 +36,9 @@ enum ServeCommand {
         let (keyring, created) = try IssuerKeyFile.loadOrCreate(path: config.issuerKeyFile)
         if created { ServiceLog.info("created issuer key index 1 in \(config.issuerKeyFile)") }
 
-        let providers = Set(["apple": config.apple, "google": config.google, "stripe": config.stripe, "btcpay": config.btcpay]
-            .compactMap { $0.value == nil ? nil : $0.key })
         let issuer = KeyringIssuer(keyring: keyring)
         let service = BadgeService(store: store, issuer: issuer, clock: systemClock,
-                                   configuration: .init(configuredProviders: providers,
+                                   configuration: .init(configuredProviders: Set(config.providers.keys),
                                                         reportInternalError: { ServiceLog.error($0) }))
         let front: TrustedFront
         do { front = try config.frontToken.map { try TrustedFront.enabled(token: $0) } ?? .disabled } catch {

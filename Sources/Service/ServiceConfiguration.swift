@@ -24,11 +24,9 @@ public struct ServiceConfiguration: Sendable, Equatable {
     public var issuerKeyFileSetting: String?
     // [rpc]
     public var frontToken: String?
-    // stores and providers: nil when the section is absent
-    public var apple: [String: String]?
-    public var google: [String: String]?
-    public var stripe: [String: String]?
-    public var btcpay: [String: String]?
+    /// Store and provider sections that are present (`apple`, `google`, `stripe`, `btcpay`), with
+    /// their settings; an absent section means that store answers provider_not_configured.
+    public var providers: [String: [String: String]] = [:]
     // [development]
     public var creditTestPurchases = false
     public var askStoreEveryRequest = false
@@ -42,6 +40,11 @@ public struct ServiceConfiguration: Sendable, Equatable {
     public var databasePath: String { databasePathSetting ?? dataDirectory + "/badges.sqlite" }
     /// The issuer key file.
     public var issuerKeyFile: String { issuerKeyFileSetting ?? dataDirectory + "/issuer-keys.json" }
+
+    public var apple: [String: String]? { providers["apple"] }
+    public var google: [String: String]? { providers["google"] }
+    public var stripe: [String: String]? { providers["stripe"] }
+    public var btcpay: [String: String]? { providers["btcpay"] }
 
     /// Reads `file` (when given) and the environment over the defaults.
     public static func load(file: String?, environment: [String: String]) throws(ConfigurationError) -> ServiceConfiguration {
@@ -59,15 +62,13 @@ public struct ServiceConfiguration: Sendable, Equatable {
 
     mutating func apply(_ ini: INIFile) throws(ConfigurationError) {
         for (section, entries) in ini.sections {
-            if let store = Self.storeSections.first(where: { $0 == section }) {
-                var values = storeValues(store) ?? [:]
+            if let known = Self.storeKeys[section] {
                 for e in entries {
-                    if !(Self.storeKeys[store] ?? []).contains(e.key) {
+                    if !known.contains(e.key) {
                         warnings.append("unknown key '\(e.key)' in [\(section)] (line \(e.line)) ignored")
                     }
-                    values[e.key] = e.value
+                    providers[section, default: [:]][e.key] = e.value
                 }
-                setStoreValues(store, values)
                 continue
             }
             guard Self.settings.contains(where: { $0.section == section }) else {
@@ -90,12 +91,10 @@ public struct ServiceConfiguration: Sendable, Equatable {
                 try setting.apply(&self, value)
             }
         }
-        for store in Self.storeSections {
-            for key in Self.storeKeys[store] ?? [] {
+        for (store, keys) in Self.storeKeys {
+            for key in keys {
                 if let value = environment[Self.environmentName(store, key)] {
-                    var values = storeValues(store) ?? [:]
-                    values[key] = value
-                    setStoreValues(store, values)
+                    providers[store, default: [:]][key] = value
                 }
             }
         }
@@ -119,7 +118,6 @@ public struct ServiceConfiguration: Sendable, Equatable {
         let apply: @Sendable (inout ServiceConfiguration, String) throws(ConfigurationError) -> Void
     }
 
-    static let storeSections = ["apple", "google", "stripe", "btcpay"]
     static let storeKeys: [String: [String]] = [
         "apple": ["bundle_id", "app_apple_id", "root_certificates", "environment", "api_issuer_id", "api_key_id",
                   "api_private_key_file", "api_url"],
@@ -127,24 +125,6 @@ public struct ServiceConfiguration: Sendable, Equatable {
         "stripe": ["secret_key", "publishable_key", "webhook_secret", "success_url", "cancel_url", "api_url"],
         "btcpay": ["url", "api_key", "store_id", "webhook_secret"],
     ]
-
-    func storeValues(_ store: String) -> [String: String]? {
-        switch store {
-        case "apple": return apple
-        case "google": return google
-        case "stripe": return stripe
-        default: return btcpay
-        }
-    }
-
-    mutating func setStoreValues(_ store: String, _ values: [String: String]) {
-        switch store {
-        case "apple": apple = values
-        case "google": google = values
-        case "stripe": stripe = values
-        default: btcpay = values
-        }
-    }
 
     static let settings: [Setting] = [
         Setting(section: "server", key: "listen") { c, v throws(ConfigurationError) in
