@@ -3,7 +3,8 @@ import PackageDescription
 
 /// Targets follow the data flow of ARCHITECTURE.md §1: pure rules (BadgeCore, Schema, Ledger, BBS)
 /// at the bottom, side effects (HTTPServer, Storage, Crypto over OpenSSL) at the edges,
-/// Handlers in between, and the `badge-service` executable wiring them together.
+/// Handlers in between, the HTTP surface (Gateway) and the commands (CLI) above them, and the
+/// `badge-service` executable wiring them together.
 let strict: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
 ]
@@ -37,11 +38,14 @@ let package = Package(
         .target(name: "Handlers",
                 dependencies: ["Schema", "RequestAuth", "Credentials", "Ledger", "Storage", "Crypto", "BadgeCore"],
                 swiftSettings: strict),
-        .target(name: "Service",
-                dependencies: ["HTTPServer", "Handlers", "Schema", "RequestAuth", "Credentials",
-                               "Ledger", "Storage", "Crypto", "BBS", "BadgeCore"],
+        .target(name: "Gateway", dependencies: ["HTTPServer", "Handlers", "Schema", "RequestAuth", "BadgeCore"],
                 swiftSettings: strict),
-        .executableTarget(name: "badge-service", dependencies: ["Service"], swiftSettings: strict),
+        .target(name: "CLI",
+                dependencies: ["Handlers", "Schema", "RequestAuth", "Credentials", "Ledger", "Storage", "Crypto", "BadgeCore"],
+                swiftSettings: strict),
+        .executableTarget(name: "badge-service",
+                          dependencies: ["CLI", "Gateway", "HTTPServer", "Handlers", "RequestAuth", "BadgeCore"],
+                          swiftSettings: strict),
         .executableTarget(name: "issue-bench",
                           dependencies: ["Handlers", "Storage", "Credentials", "RequestAuth", "Crypto", "Schema", "Ledger", "BadgeCore"],
                           path: "bench/issue", exclude: ["run"], swiftSettings: strict),
@@ -58,7 +62,8 @@ let package = Package(
         .testTarget(name: "LedgerTests", dependencies: ["TestSupport", "Ledger", "Crypto"], swiftSettings: strict),
         .testTarget(name: "StorageTests", dependencies: ["TestSupport", "Storage"], swiftSettings: strict),
         .testTarget(name: "HandlersTests", dependencies: ["TestSupport", "Handlers"], swiftSettings: strict),
-        .testTarget(name: "ServiceTests", dependencies: ["TestSupport", "Service"], swiftSettings: strict),
+        .testTarget(name: "GatewayTests", dependencies: ["TestSupport", "Gateway"], swiftSettings: strict),
+        .testTarget(name: "CLITests", dependencies: ["TestSupport", "CLI"], swiftSettings: strict),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Schema", "Crypto", "RequestAuth", "Ledger", "Storage", "BadgeCore"], swiftSettings: strict),
     ]
 )

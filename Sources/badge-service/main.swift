@@ -1,4 +1,4 @@
+import CLI
 import Foundation
-import Service
 
-exit(BadgeServiceCLI.run(Array(CommandLine.arguments.dropFirst())))
+exit(BadgeServiceCLI.run(Array(CommandLine.arguments.dropFirst()), serve: ServiceAssembly.serve))

@@ -1,6 +1,6 @@
 import BadgeCore
 import Foundation
-import Service
+import Gateway
 import Testing
 
 @Suite struct MetricsTests {

@@ -1,37 +1,16 @@
 import BadgeCore
+import CLI
 import Foundation
+import Gateway
 import Handlers
 import HTTPServer
 import RequestAuth
-import Storage
 
-/// `badge-service serve`: runs the gateway until SIGTERM or SIGINT, then stops gracefully
-/// (stops accepting, finishes in-flight requests) and exits 0.
-enum ServeCommand {
-    static let help = """
-        Usage: badge-service serve [--config FILE] [--listen HOST:PORT] [--data DIR]
-
-        Runs the service. With no configuration it listens on 127.0.0.1:8080 and keeps its SQLite
-        database and issuer key in ./badge-data (created on first start, with key index 1 and the
-        default catalog). SIGTERM or SIGINT stops it gracefully. Stores and payment providers that
-        are not configured answer provider_not_configured.
-        """
-
-    static func run(_ args: inout CommandLineArguments, environment: [String: String], output: CommandOutput) throws -> Int32 {
-        if args.wantsHelp() { output.out(help); return 0 }
-        let listen = try args.option("listen")
-        var common = try CommonOptions.parse(&args, environment: environment)
-        if let listen {
-            do { try common.configuration.setListen(listen) } catch { throw UsageError(error.description) }
-        }
-        try args.finish()
-        let config = common.configuration
-        for warning in config.warnings { ServiceLog.warning(warning) }
-        if config.creditTestPurchases || config.askStoreEveryRequest {
-            ServiceLog.warning("[development] flags are on: never run this configuration where real money flows")
-        }
-
-        let store = try common.openStore()
+/// The composition root: builds the store, the issuer, the RPC layer, the gateway and the HTTP
+/// server from a checked configuration, and runs them until SIGTERM or SIGINT.
+enum ServiceAssembly {
+    static func serve(_ config: ServiceConfiguration) throws -> Int32 {
+        let store = try config.openStore()
         if try DefaultCatalog.seedIfEmpty(store, at: systemClock()) { ServiceLog.info("seeded the default catalog") }
         let (keyring, created) = try IssuerKeyFile.loadOrCreate(path: config.issuerKeyFile)
         if created { ServiceLog.info("created issuer key index 1 in \(config.issuerKeyFile)") }

@@ -42,9 +42,10 @@ public enum BadgeServiceCLI {
         Every command takes --config FILE (INI) and --data DIR; --help shows its options.
         """
 
-    /// Runs one command line (without the program name); returns the exit status.
+    /// Runs one command line (without the program name); returns the exit status. `serve` runs
+    /// the service for the `serve` command.
     public static func run(_ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment,
-                           output: CommandOutput = .standard) -> Int32 {
+                           output: CommandOutput = .standard, serve: ServiceRunner) -> Int32 {
         var args = CommandLineArguments(Array(arguments.dropFirst()))
         guard let command = arguments.first else {
             output.err("badge-service: missing command (see badge-service --help)")
@@ -56,7 +57,7 @@ public enum BadgeServiceCLI {
         }
         do {
             switch command {
-            case "serve": return try ServeCommand.run(&args, environment: environment, output: output)
+            case "serve": return try ServeCommand.run(&args, environment: environment, output: output, serve: serve)
             case "catalog": try CatalogCommand.run(&args, environment: environment, output: output)
             case "issuer": try IssuerCommand.run(&args, environment: environment, output: output)
             case "codes": try CodesCommand.run(&args, environment: environment, output: output)
@@ -93,9 +94,13 @@ struct CommonOptions {
         return CommonOptions(configuration: config)
     }
 
+    func openStore() throws -> SQLiteBadgeStore { try configuration.openStore() }
+}
+
+extension ServiceConfiguration {
     /// Opens the database, creating the data directory if needed.
-    func openStore() throws -> SQLiteBadgeStore {
-        let path = configuration.databasePath
+    public func openStore() throws -> SQLiteBadgeStore {
+        let path = databasePath
         let dir = (path as NSString).deletingLastPathComponent
         if !dir.isEmpty {
             try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true,

@@ -141,7 +141,9 @@ public final class Gateway: HTTPResponder, @unchecked Sendable {
 
     /// `application/json`, with or without parameters, in any case.
     static func isJSON(_ contentType: String) -> Bool {
-        let media = contentType.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: " \t") } ?? ""
+        var media = contentType.split(separator: ";", maxSplits: 1).first ?? ""
+        while media.first == " " || media.first == "\t" { media.removeFirst() }
+        while media.last == " " || media.last == "\t" { media.removeLast() }
         return media.lowercased() == "application/json"
     }
 }

@@ -3,8 +3,9 @@ import Foundation
 
 /// The service's issuer key file (format on ``IssuerKeyring``): created with key index 1 on
 /// first start, and from then on loaded and checked, refusing to start on any mismatch.
-enum IssuerKeyFile {
-    static func loadOrCreate(path: String) throws -> (keyring: IssuerKeyring, created: Bool) {
+public enum IssuerKeyFile {
+    /// Loads the key file, or creates it with a fresh key at index 1 when it does not exist.
+    public static func loadOrCreate(path: String) throws -> (keyring: IssuerKeyring, created: Bool) {
         let url = URL(fileURLWithPath: path)
         if FileManager.default.fileExists(atPath: path) {
             return (try load(path: path), false)

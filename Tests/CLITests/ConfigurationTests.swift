@@ -1,4 +1,4 @@
-import Service
+import CLI
 import TestSupport
 import Testing
 

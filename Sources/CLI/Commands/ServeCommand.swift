@@ -1,0 +1,34 @@
+/// Starts the service with a checked configuration and runs it until SIGTERM or SIGINT; the
+/// executable supplies it, so the CLI knows commands and configuration, not the HTTP surface.
+public typealias ServiceRunner = (ServiceConfiguration) throws -> Int32
+
+/// `badge-service serve`: reads the configuration and hands it to the ``ServiceRunner``, which
+/// runs the gateway until SIGTERM or SIGINT, then stops gracefully and exits 0.
+enum ServeCommand {
+    static let help = """
+        Usage: badge-service serve [--config FILE] [--listen HOST:PORT] [--data DIR]
+
+        Runs the service. With no configuration it listens on 127.0.0.1:8080 and keeps its SQLite
+        database and issuer key in ./badge-data (created on first start, with key index 1 and the
+        default catalog). SIGTERM or SIGINT stops it gracefully. Stores and payment providers that
+        are not configured answer provider_not_configured.
+        """
+
+    static func run(_ args: inout CommandLineArguments, environment: [String: String], output: CommandOutput,
+                    serve: ServiceRunner) throws -> Int32 {
+        if args.wantsHelp() { output.out(help); return 0 }
+        let listen = try args.option("listen")
+        var common = try CommonOptions.parse(&args, environment: environment)
+        if let listen {
+            do { try common.configuration.setListen(listen) } catch { throw UsageError(error.description) }
+        }
+        try args.finish()
+        let config = common.configuration
+        for warning in config.warnings { ServiceLog.warning(warning) }
+        if config.creditTestPurchases || config.askStoreEveryRequest {
+            ServiceLog.warning("[development] flags are on: never run this configuration where real money flows")
+        }
+
+        return try serve(config)
+    }
+}

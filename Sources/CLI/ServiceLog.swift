@@ -1,0 +1,14 @@
+import Foundation
+
+/// Operator-facing messages (startup, warnings, failures) as JSON lines on standard error.
+public enum ServiceLog {
+    public static func info(_ message: String) { emit("info", message) }
+    public static func warning(_ message: String) { emit("warning", message) }
+    public static func error(_ message: String) { emit("error", message) }
+
+    private static func emit(_ level: String, _ message: String) {
+        let escaped = message.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+            .replacingOccurrences(of: "\n", with: "\\n")
+        FileHandle.standardError.write(Data("{\"level\":\"\(level)\",\"message\":\"\(escaped)\"}\n".utf8))
+    }
+}
