@@ -2,25 +2,25 @@
 /// reference/http-hardening.md; going over a limit is answered and the connection closed.
 public struct HTTPLimits: Sendable, Hashable {
     /// Longest request-target in octets (default 8 KiB); longer → 414.
-    public let maxTargetLength: Int
+    public var maxTargetLength: Int
     /// Longest single field line (name, colon, value) in octets (default 8 KiB); longer → 431.
-    public let maxFieldLineLength: Int
+    public var maxFieldLineLength: Int
     /// Largest header section (all field lines and their CRLFs, not the request-line) in octets
     /// (default 16 KiB); larger → 431. The whole head is therefore at most about 24 KiB.
-    public let maxHeaderSectionSize: Int
+    public var maxHeaderSectionSize: Int
     /// Most field lines in the header section, and separately in a trailer section
     /// (default 100); more → 431.
-    public let maxHeaderFields: Int
+    public var maxHeaderFields: Int
     /// Largest body in octets, by Content-Length or after de-chunking (default 64 KiB); larger → 413,
     /// answered as soon as it is known (a Content-Length over the limit is refused before any body).
-    public let maxBodySize: Int
+    public var maxBodySize: Int
     /// Total octets of chunk extensions allowed in one chunked body (default 1 KiB); more → 400.
-    public let maxChunkExtensionSize: Int
+    public var maxChunkExtensionSize: Int
     /// Largest trailer section of a chunked body, in octets (default 4 KiB); larger → 431.
     /// Trailer fields are checked with the header rules and then discarded.
-    public let maxTrailerSectionSize: Int
+    public var maxTrailerSectionSize: Int
     /// Empty lines (CRLF) tolerated before a request-line (default 4, RFC 9112 §2.2); more → 400.
-    public let maxLeadingEmptyLines: Int
+    public var maxLeadingEmptyLines: Int
     /// Requests served on one connection before the server closes it (with `Connection: close`
     /// on the last response; default 10 000), so no client holds one connection forever.
     public let maxRequestsPerConnection: Int

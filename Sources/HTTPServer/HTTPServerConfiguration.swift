@@ -13,9 +13,11 @@ public struct HTTPServerConfiguration: Sendable {
     /// Event-loop threads, each with its own listening socket (SO_REUSEPORT) and epoll instance
     /// (default: one per online CPU).
     public let loopCount: Int
-    /// Most connections open at once across all loops (default 10 000). Further connections
-    /// are accepted and closed at once, which costs the existing ones nothing.
+    /// Most connections open at once across all loops (default ``defaultMaxConnections``). Further
+    /// connections are accepted and closed at once, which costs the existing ones nothing.
     public let maxConnections: Int
+    /// 10 000 connections.
+    public static let defaultMaxConnections = 10_000
     /// Called on the loop thread after each response to a dispatched request has been handed to
     /// the connection (before it is fully written), with the time from dispatch to response in
     /// nanoseconds — for access logs and metrics. Refusals the server makes before a request
@@ -25,7 +27,7 @@ public struct HTTPServerConfiguration: Sendable {
     /// A configuration with documented defaults; pass only what you want to change.
     public init(host: String = "127.0.0.1", port: Int = 8080, limits: HTTPLimits = HTTPLimits(),
                 timeouts: HTTPTimeouts = HTTPTimeouts(), loopCount: Int = HTTPServerConfiguration.onlineCPUs,
-                maxConnections: Int = 10_000,
+                maxConnections: Int = HTTPServerConfiguration.defaultMaxConnections,
                 onResponse: (@Sendable (HTTPRequest, HTTPResponse, UInt64) -> Void)? = nil) {
         self.host = host
         self.port = port

@@ -6,26 +6,26 @@
 public struct HTTPTimeouts: Sendable, Hashable {
     /// From the first octet of a request to the end of its head (default 10 s).
     /// On expiry: 408 with `Connection: close`, then close.
-    public let requestHead: Duration
+    public var requestHead: Duration
     /// From the end of the head (or the `100 Continue`) to the end of the body (default 20 s:
     /// a 64 KiB body at 3.2 KB/s). On expiry: 408 with `Connection: close`, then close.
-    public let requestBody: Duration
+    public var requestBody: Duration
     /// How long a kept-alive connection may wait for the first octet of its next request
     /// (default 60 s). On expiry the connection is closed silently (no 408).
     /// A new connection that sends nothing is closed after `requestHead` instead.
-    public let idle: Duration
+    public var idle: Duration
     /// How long one response may take to be written in full (default 20 s); a client that does
     /// not read is disconnected when it passes.
-    public let write: Duration
+    public var write: Duration
     /// After a refusal or `Connection: close`, how long the server keeps reading and discarding
     /// input after its response (default 2 s), so that unread request bytes do not turn the
     /// close into a reset that destroys the response before the client reads it.
-    public let linger: Duration
+    public var linger: Duration
     /// During graceful shutdown, how long in-flight requests may take before their connections
     /// are closed anyway (default 30 s).
-    public let shutdownGrace: Duration
+    public var shutdownGrace: Duration
     /// Granularity of the deadline sweep (default 100 ms).
-    public let timerResolution: Duration
+    public var timerResolution: Duration
 
     /// Timeouts with the documented defaults; pass only what you want to change.
     public init(requestHead: Duration = .seconds(10), requestBody: Duration = .seconds(20),

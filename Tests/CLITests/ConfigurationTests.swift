@@ -1,4 +1,5 @@
 import CLI
+import HTTPServer
 import TestSupport
 import Testing
 
@@ -48,8 +49,10 @@ import Testing
         #expect(c.listenHost == "127.0.0.1" && c.listenPort == 8080)
         #expect(c.databasePath == "badge-data/badges.sqlite")
         #expect(c.issuerKeyFile == "badge-data/issuer-keys.json")
-        #expect(c.maxBody == 65536 && c.maxHead == 16384 && c.maxFields == 100 && c.maxRequestTarget == 8192)
-        #expect(c.headTimeoutSeconds == 10 && c.idleTimeoutSeconds == 60 && c.signatureWindowSeconds == 300)
+        // The deployed limits are the ones HTTPServer's tests exercise.
+        #expect(c.limits == HTTPLimits() && c.timeouts == HTTPTimeouts())
+        #expect(c.maxConnections == HTTPServerConfiguration.defaultMaxConnections && c.signatureWindowSeconds == 300)
+        #expect(c.workers == max(4, 2 * HTTPServerConfiguration.onlineCPUs))
         #expect(c.apple == nil && c.google == nil && c.stripe == nil && c.btcpay == nil)
         #expect(!c.creditTestPurchases && !c.askStoreEveryRequest)
         #expect(c.frontToken == nil)
@@ -77,10 +80,48 @@ import Testing
         #expect(c.signatureWindowSeconds == 60)
         #expect(c.databasePath == "/var/lib/badges/badges.sqlite")
         #expect(!c.accessLog)
-        #expect(c.apple == ["bundle_id": "chat.simplex.app"])
-        #expect(c.google == ["package_name": "chat.simplex.app"])
+        #expect(c.apple?.bundleID == "chat.simplex.app" && c.apple?.apiURL == nil)
+        #expect(c.google?.packageName == "chat.simplex.app")
+        #expect(c.stripe == nil && c.btcpay == nil)
+        #expect(c.configuredProviders == ["apple", "google"])
         #expect(c.frontToken?.count == 40)
         #expect(c.creditTestPurchases)
+    }
+
+    @Test func eachLimitKeySetsItsOwnLimit() throws {
+        let path = try write("""
+            [server]
+            max_request_target = 1024
+            max_field_line = 4096
+            max_head = 32768
+            max_fields = 50
+            max_body = 2048
+            head_timeout = 5
+            idle_timeout = 30
+            workers = 3
+            """)
+        let c = try ServiceConfiguration.load(file: path, environment: [:])
+        #expect(c.limits == HTTPLimits(maxTargetLength: 1024, maxFieldLineLength: 4096, maxHeaderSectionSize: 32768,
+                                       maxHeaderFields: 50, maxBodySize: 2048))
+        #expect(c.timeouts == HTTPTimeouts(requestHead: .seconds(5), idle: .seconds(30)))
+        #expect(c.workers == 3)
+    }
+
+    @Test func everyStoreKeyIsTypedAndSettableFromTheEnvironment() throws {
+        let c = try ServiceConfiguration.load(file: nil, environment: [
+            "BADGE_SERVICE_APPLE_API_PRIVATE_KEY_FILE": "/k.p8", "BADGE_SERVICE_GOOGLE_TOKEN_URL": "http://127.0.0.1:1/t",
+            "BADGE_SERVICE_STRIPE_WEBHOOK_SECRET": "whsec", "BADGE_SERVICE_BTCPAY_STORE_ID": "store",
+        ])
+        #expect(c.apple?.apiPrivateKeyFile == "/k.p8")
+        #expect(c.google?.tokenURL == "http://127.0.0.1:1/t")
+        #expect(c.stripe?.webhookSecret == "whsec")
+        #expect(c.btcpay?.storeID == "store")
+        #expect(c.configuredProviders == ["apple", "google", "stripe", "btcpay"])
+    }
+
+    @Test func aPresentStoreSectionConfiguresItsProvider() throws {
+        let c = try ServiceConfiguration.load(file: try write("[btcpay]\n"), environment: [:])
+        #expect(c.btcpay == BTCPaySettings() && c.configuredProviders == ["btcpay"])
     }
 
     @Test func warnsAboutUnknownKeysAndSections() throws {
@@ -89,6 +130,8 @@ import Testing
         #expect(c.warnings.count == 3)
         #expect(c.warnings.contains { $0.contains("listen_port") })
         #expect(c.warnings.contains { $0.contains("[mystery]") })
+        #expect(c.warnings.contains { $0.contains("'bundle'") })
+        #expect(c.configuredProviders == ["apple"])
     }
 
     @Test(arguments: [

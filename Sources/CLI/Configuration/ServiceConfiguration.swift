@@ -1,4 +1,5 @@
 import Foundation
+import HTTPServer
 
 /// Everything `serve` and the operator commands need, from defaults, the INI file, the
 /// environment (`BADGE_SERVICE_<SECTION>_<KEY>`) and command-line flags, in that order of
@@ -7,13 +8,13 @@ public struct ServiceConfiguration: Sendable, Equatable {
     // [server]
     public var listenHost = "127.0.0.1"
     public var listenPort = 8080
-    public var maxRequestTarget = 8 * 1024
-    public var maxHead = 16 * 1024
-    public var maxFields = 100
-    public var maxBody = 64 * 1024
-    public var headTimeoutSeconds = 10
-    public var idleTimeoutSeconds = 60
-    public var maxConnections = 10_000
+    /// Parser limits; the defaults are ``HTTPLimits``' own, the ones its tests exercise.
+    public var limits = HTTPLimits()
+    /// Connection deadlines; the defaults are ``HTTPTimeouts``' own.
+    public var timeouts = HTTPTimeouts()
+    public var maxConnections = HTTPServerConfiguration.defaultMaxConnections
+    /// Threads for signature checks, SQLite and BBS signing: twice the online CPUs, at least 4.
+    public var workers = max(4, 2 * HTTPServerConfiguration.onlineCPUs)
     public var signatureWindowSeconds = 300
     public var accessLog = true
     /// Where the database and issuer keys live unless set apart.
@@ -24,9 +25,11 @@ public struct ServiceConfiguration: Sendable, Equatable {
     public var issuerKeyFileSetting: String?
     // [rpc]
     public var frontToken: String?
-    /// Store and provider sections that are present (`apple`, `google`, `stripe`, `btcpay`), with
-    /// their settings; an absent section means that store answers provider_not_configured.
-    public var providers: [String: [String: String]] = [:]
+    // Store and provider sections; nil (absent) means that provider answers provider_not_configured.
+    public var apple: AppleStoreSettings?
+    public var google: GooglePlaySettings?
+    public var stripe: StripeSettings?
+    public var btcpay: BTCPaySettings?
     // [development]
     public var creditTestPurchases = false
     public var askStoreEveryRequest = false
@@ -41,10 +44,10 @@ public struct ServiceConfiguration: Sendable, Equatable {
     /// The issuer key file.
     public var issuerKeyFile: String { issuerKeyFileSetting ?? dataDirectory + "/issuer-keys.json" }
 
-    public var apple: [String: String]? { providers["apple"] }
-    public var google: [String: String]? { providers["google"] }
-    public var stripe: [String: String]? { providers["stripe"] }
-    public var btcpay: [String: String]? { providers["btcpay"] }
+    /// The providers whose sections are present.
+    public var configuredProviders: Set<String> {
+        Set(Self.stores.filter { $0.isPresent(self) }.map(\.section))
+    }
 
     /// Reads `file` (when given) and the environment over the defaults.
     public static func load(file: String?, environment: [String: String]) throws(ConfigurationError) -> ServiceConfiguration {
@@ -62,15 +65,7 @@ public struct ServiceConfiguration: Sendable, Equatable {
 
     mutating func apply(_ ini: INIFile) throws(ConfigurationError) {
         for (section, entries) in ini.sections {
-            if let known = Self.storeKeys[section] {
-                for e in entries {
-                    if !known.contains(e.key) {
-                        warnings.append("unknown key '\(e.key)' in [\(section)] (line \(e.line)) ignored")
-                    }
-                    providers[section, default: [:]][e.key] = e.value
-                }
-                continue
-            }
+            Self.stores.first { $0.section == section }?.open(&self)
             guard Self.settings.contains(where: { $0.section == section }) else {
                 warnings.append("unknown section [\(section)] ignored")
                 continue
@@ -89,13 +84,6 @@ public struct ServiceConfiguration: Sendable, Equatable {
         for setting in Self.settings {
             if let value = environment[Self.environmentName(setting.section, setting.key)] {
                 try setting.apply(&self, value)
-            }
-        }
-        for (store, keys) in Self.storeKeys {
-            for key in keys {
-                if let value = environment[Self.environmentName(store, key)] {
-                    providers[store, default: [:]][key] = value
-                }
             }
         }
     }
@@ -118,27 +106,46 @@ public struct ServiceConfiguration: Sendable, Equatable {
         let apply: @Sendable (inout ServiceConfiguration, String) throws(ConfigurationError) -> Void
     }
 
-    static let storeKeys: [String: [String]] = [
-        "apple": ["bundle_id", "app_apple_id", "root_certificates", "environment", "api_issuer_id", "api_key_id",
-                  "api_private_key_file", "api_url"],
-        "google": ["package_name", "service_account_file", "api_url", "token_url"],
-        "stripe": ["secret_key", "publishable_key", "webhook_secret", "success_url", "cancel_url", "api_url"],
-        "btcpay": ["url", "api_key", "store_id", "webhook_secret"],
-    ]
+    /// One store section: how to tell it is present, open it, and set its keys.
+    struct StoreSlot: Sendable {
+        let section: String
+        let isPresent: @Sendable (ServiceConfiguration) -> Bool
+        let open: @Sendable (inout ServiceConfiguration) -> Void
+        let settings: [Setting]
 
-    static let settings: [Setting] = [
+        init<S: StoreSettings>(_ slot: any SendableKeyPath<ServiceConfiguration, S?>) {
+            section = S.section
+            isPresent = { $0[keyPath: slot] != nil }
+            open = { c in if c[keyPath: slot] == nil { c[keyPath: slot] = S() } }
+            settings = S.keys.map { key, property in
+                Setting(section: S.section, key: key) { c, v in
+                    var store = c[keyPath: slot] ?? S()
+                    store[keyPath: property] = v
+                    c[keyPath: slot] = store
+                }
+            }
+        }
+    }
+
+    static let stores: [StoreSlot] = [StoreSlot(\.apple), StoreSlot(\.google), StoreSlot(\.stripe), StoreSlot(\.btcpay)]
+
+    static let settings: [Setting] = coreSettings + stores.flatMap(\.settings)
+
+    static let coreSettings: [Setting] = [
         Setting(section: "server", key: "listen") { c, v throws(ConfigurationError) in
             let (host, port) = try parseListen(v)
             c.listenHost = host
             c.listenPort = port
         },
-        int("server", "max_request_target", 64...1_048_576) { $0.maxRequestTarget = $1 },
-        int("server", "max_head", 256...1_048_576) { $0.maxHead = $1 },
-        int("server", "max_fields", 1...10_000) { $0.maxFields = $1 },
-        int("server", "max_body", 1...16_777_216) { $0.maxBody = $1 },
-        int("server", "head_timeout", 1...3600) { $0.headTimeoutSeconds = $1 },
-        int("server", "idle_timeout", 1...86_400) { $0.idleTimeoutSeconds = $1 },
+        int("server", "max_request_target", 64...1_048_576) { $0.limits.maxTargetLength = $1 },
+        int("server", "max_field_line", 64...1_048_576) { $0.limits.maxFieldLineLength = $1 },
+        int("server", "max_head", 256...1_048_576) { $0.limits.maxHeaderSectionSize = $1 },
+        int("server", "max_fields", 1...10_000) { $0.limits.maxHeaderFields = $1 },
+        int("server", "max_body", 1...16_777_216) { $0.limits.maxBodySize = $1 },
+        int("server", "head_timeout", 1...3600) { $0.timeouts.requestHead = .seconds($1) },
+        int("server", "idle_timeout", 1...86_400) { $0.timeouts.idle = .seconds($1) },
         int("server", "max_connections", 1...1_000_000) { $0.maxConnections = $1 },
+        int("server", "workers", 1...1024) { $0.workers = $1 },
         int("server", "signature_window", 1...86_400) { $0.signatureWindowSeconds = $1 },
         bool("server", "access_log") { $0.accessLog = $1 },
         Setting(section: "server", key: "data_dir") { c, v throws(ConfigurationError) in
