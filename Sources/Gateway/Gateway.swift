@@ -8,30 +8,18 @@ import Schema
 /// The HTTP surface of ARCHITECTURE.md §2: `POST /rpc`, the operational `GET` routes, and
 /// the webhook paths. It authenticates, hands the body to the RPC layer, maps the answer to
 /// an HTTP status, and logs and counts every request.
-public final class Gateway: HTTPResponder, @unchecked Sendable {
-    public let service: BadgeService
-    public let authenticator: RequestAuthenticator
-    public let pool: WorkerPool
-    public let metrics: Metrics
-    public let accessLog: AccessLog?
-    public let clock: @Sendable () -> Timestamp
-    /// Whether the database is writable and the issuer keys are loaded.
-    public let isReady: @Sendable () -> Bool
+public struct Gateway: HTTPResponder {
+    /// Built once from `endpoints`; its handlers hold a copy of them, not the gateway, so
+    /// nothing refers back to itself.
+    private let router: Router
+    private let endpoints: Endpoints
 
     public init(service: BadgeService, authenticator: RequestAuthenticator, pool: WorkerPool, metrics: Metrics,
                 accessLog: AccessLog?, clock: @escaping @Sendable () -> Timestamp, isReady: @escaping @Sendable () -> Bool) {
-        self.service = service
-        self.authenticator = authenticator
-        self.pool = pool
-        self.metrics = metrics
-        self.accessLog = accessLog
-        self.clock = clock
-        self.isReady = isReady
-        router = makeRouter()
+        endpoints = Endpoints(service: service, authenticator: authenticator, pool: pool, metrics: metrics,
+                              accessLog: accessLog, clock: clock, isReady: isReady)
+        router = endpoints.router()
     }
-
-    /// Built once in `init`, read-only afterwards.
-    private var router = Router()
 
     /// Routes the request; what no route answers (404, 405, `OPTIONS *`) is logged and counted too.
     public func handle(_ request: HTTPRequest, respond: @escaping @Sendable (HTTPResponse) -> Void) {
@@ -39,72 +27,82 @@ public final class Gateway: HTTPResponder, @unchecked Sendable {
             return router.handle(request, respond: respond)
         }
         let started = ContinuousClock.now
-        router.handle(request) { response in
-            self.finish(request, response, route: "unrouted", result: String(response.status), started: started, respond)
+        router.handle(request) { [endpoints] response in
+            endpoints.finish(request, response, route: "unrouted", result: String(response.status), started: started, respond)
         }
     }
+}
 
-    private func makeRouter() -> Router {
+/// What the routes do, and what they need to do it.
+struct Endpoints: Sendable {
+    let service: BadgeService
+    let authenticator: RequestAuthenticator
+    let pool: WorkerPool
+    let metrics: Metrics
+    let accessLog: AccessLog?
+    let clock: @Sendable () -> Timestamp
+    /// Whether the database is writable and the issuer keys are loaded.
+    let isReady: @Sendable () -> Bool
+
+    func router() -> Router {
         var router = Router()
-        router.add("POST", "/rpc") { request, respond in self.rpc(request, respond: respond) }
+        router.add("POST", "/rpc") { request, respond in rpc(request, respond: respond) }
         router.add("GET", "/healthz") { request, respond in
-            self.finish(request, .json(200, #"{"status":"ok"}"#), route: "healthz", result: "ok", started: .now, respond)
+            finish(request, .json(200, #"{"status":"ok"}"#), route: "healthz", result: "ok", started: .now, respond)
         }
         router.add("GET", "/readyz") { request, respond in
             let started = ContinuousClock.now
             // Readiness writes to the database, so it runs off the event loop.
-            guard self.pool.submit({
-                let ready = self.isReady()
-                self.finish(request, .json(ready ? 200 : 503, ready ? #"{"status":"ready"}"# : #"{"status":"not ready"}"#),
-                            route: "readyz", result: ready ? "ok" : "not_ready", started: started, respond)
+            guard pool.submit({
+                let ready = isReady()
+                finish(request, .json(ready ? 200 : 503, ready ? #"{"status":"ready"}"# : #"{"status":"not ready"}"#),
+                       route: "readyz", result: ready ? "ok" : "not_ready", started: started, respond)
             }) else {
-                return self.finish(request, .json(503, #"{"status":"busy"}"#), route: "readyz", result: "busy", started: started, respond)
+                return finish(request, .json(503, #"{"status":"busy"}"#), route: "readyz", result: "busy", started: started, respond)
             }
         }
         router.add("GET", "/metrics") { request, respond in
-            let response = HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: self.metrics.render())
-            self.finish(request, response, route: "metrics", result: "ok", started: .now, respond)
+            let response = HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: metrics.render())
+            finish(request, response, route: "metrics", result: "ok", started: .now, respond)
         }
         router.add("GET", "/schema") { request, respond in
-            self.finish(request, .json(200, BadgeRPCSchema.text), route: "schema", result: "ok", started: .now, respond)
+            finish(request, .json(200, BadgeRPCSchema.text), route: "schema", result: "ok", started: .now, respond)
         }
         for provider in ["stripe", "btcpay"] {
             router.add("POST", "/webhooks/\(provider)") { request, respond in
                 let response = HTTPResponse.error(status: 501, message: "\(provider) settlement is not available in this version")
-                self.finish(request, response, route: "webhook_\(provider)", result: "not_built", started: .now, respond)
+                finish(request, response, route: "webhook_\(provider)", result: "not_built", started: .now, respond)
             }
         }
         return router
     }
 
-    /// `POST /rpc`. Unsigned requests are answered on the event loop (the catalog is cached);
-    /// signed ones go to the worker pool, where signature checks, SQLite and BBS may block.
+    /// `POST /rpc`. An unsigned request is answered on the event loop when the RPC layer can do
+    /// it from memory (the cached catalog); everything else goes to the worker pool, where
+    /// signature checks, SQLite and BBS may block.
     func rpc(_ request: HTTPRequest, respond: @escaping @Sendable (HTTPResponse) -> Void) {
         let started = ContinuousClock.now
         guard let type = request.headers.first("Content-Type"), Self.isJSON(type) else {
             let outcome = failure(.badRequest, "Content-Type must be application/json")
             return finish(request, httpResponse(outcome, status: 415), route: "rpc", result: outcome.result, started: started, respond)
         }
-        let mayBeSigned = ["Signature", "Signature-Input", "Badge-Signer-Key", "Authorization"].contains {
-            request.headers.contains($0)
-        }
-        if !mayBeSigned {
-            let outcome = service.handle(body: request.body, caller: .anonymous)
+        let signed = RequestAuthenticator.carriesCredentials { request.headers.contains($0) }
+        if !signed, let outcome = service.answerFromMemory(body: request.body) {
             return finish(request, httpResponse(outcome), route: outcome.command ?? "rpc", result: outcome.result,
                           started: started, respond)
         }
         let accepted = pool.submit {
             let outcome: RPCOutcome
-            switch self.authenticator.authenticate(self.signedRequest(request), now: self.clock()) {
-            case .unsigned: outcome = self.service.handle(body: request.body, caller: .anonymous)
-            case .valid(let signer): outcome = self.service.handle(body: request.body, caller: .signer(signer.publicKey))
-            case .invalid(let failure):
-                let refused = self.failure(.badRequest, failure.reason)
-                return self.finish(request, self.httpResponse(refused, status: failure.httpStatus), route: "rpc",
-                                   result: "unauthenticated", started: started, respond)
+            switch authenticator.authenticate(signedRequest(request), now: clock()) {
+            case .unsigned: outcome = service.handle(body: request.body, caller: .anonymous)
+            case .valid(let signer): outcome = service.handle(body: request.body, caller: .signer(signer.publicKey))
+            case .invalid(let refusal):
+                let refused = failure(.badRequest, refusal.reason)
+                return finish(request, httpResponse(refused, status: refusal.httpStatus), route: "rpc",
+                              result: "unauthenticated", started: started, respond)
             }
-            self.finish(request, self.httpResponse(outcome), route: outcome.command ?? "rpc", result: outcome.result,
-                        started: started, respond)
+            finish(request, httpResponse(outcome), route: outcome.command ?? "rpc", result: outcome.result,
+                   started: started, respond)
         }
         if !accepted {
             let busy = service.encode(RPCResponse(.overloaded(retryAfter: 1)), command: nil)
@@ -126,7 +124,7 @@ public final class Gateway: HTTPResponder, @unchecked Sendable {
     func httpResponse(_ outcome: RPCOutcome, status: Int? = nil) -> HTTPResponse {
         var headers: HTTPHeaders = ["Content-Type": "application/json"]
         if case .error(_, _, let retryAfter?) = outcome.response { headers.add(name: "Retry-After", value: String(retryAfter)) }
-        return HTTPResponse(status: status ?? HTTPStatusMapping.status(for: outcome), headers: headers, body: outcome.body)
+        return HTTPResponse(status: status ?? outcome.httpStatus, headers: headers, body: outcome.body)
     }
 
     func finish(_ request: HTTPRequest, _ response: HTTPResponse, route: String, result: String,

@@ -67,11 +67,23 @@ public final class BadgeService: Sendable {
         self.clock = clock
         self.newEntryId = newEntryId
         self.configuration = configuration
-        catalog = CatalogCache(store: store, lifetime: configuration.catalogCacheSeconds)
+        catalog = CatalogCache(store: store, lifetime: configuration.catalogCacheSeconds, clock: clock)
     }
 
     /// Answers one request body from `caller`.
     public func handle(body: [UInt8], caller: Caller) -> RPCOutcome {
+        // Without `fromMemoryOnly` there is always an answer.
+        answer(body: body, caller: caller, fromMemoryOnly: false)!
+    }
+
+    /// Answers an unsigned request when that needs no database read (the catalog is cached, or
+    /// the request is refused): what an event loop may call. Nil means call ``handle(body:caller:)``
+    /// where blocking is allowed.
+    public func answerFromMemory(body: [UInt8]) -> RPCOutcome? {
+        answer(body: body, caller: .anonymous, fromMemoryOnly: true)
+    }
+
+    private func answer(body: [UInt8], caller: Caller, fromMemoryOnly: Bool) -> RPCOutcome? {
         let json: JSONValue
         do { json = try JSONParser().parse(body) } catch {
             return outcome(.init(.badRequest(RequestRejection(.malformedJSON(error)).message)), command: nil)
@@ -104,7 +116,9 @@ public final class BadgeService: Sendable {
         }
         do {
             guard let key else {  // the unsigned catalog, the one command an anonymous caller reaches
-                return try catalog.anonymousOutcome { outcome(.badgeCatalog(catalog: $0, badgeStatement: nil), command: name) }
+                return try catalog.anonymousOutcome(cachedOnly: fromMemoryOnly) {
+                    outcome(.badgeCatalog(catalog: $0, badgeStatement: nil), command: name)
+                }
             }
             return outcome(try dispatch(request.command, key: key), command: name)
         } catch let error as BadgeServiceError {

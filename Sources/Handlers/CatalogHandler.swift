@@ -1,57 +1,64 @@
 import BadgeCore
 import Crypto
 import Foundation
+import Locking
 import Ledger
 import Schema
 import Storage
 
-/// The catalog as clients see it, read at most once per `lifetime` seconds: the unsigned
-/// catalog is the hottest request, and operator changes (made by the CLI, maybe in another
-/// process) only need to show within a second.
-final class CatalogCache: @unchecked Sendable {
+/// The catalog as clients see it, read at most once per `lifetime` seconds of the injected
+/// clock: the unsigned catalog is the hottest request, and operator changes (made by the CLI,
+/// maybe in another process) only need to show within a second.
+final class CatalogCache: Sendable {
+    private struct Entry {
+        var catalog: Catalog
+        var loadedAt: Timestamp
+        /// The unsigned answer for `catalog`, encoded once: the same bytes for every anonymous client.
+        var anonymous: RPCOutcome?
+    }
+
     private let store: any BadgeStore
     private let lifetime: Int64
-    private let lock = NSLock()
-    private var cached: (catalog: Catalog, loadedAt: Int64)?
-    /// The unsigned answer for `cached`, encoded once: the same bytes for every anonymous client.
-    private var anonymous: RPCOutcome?
+    private let clock: @Sendable () -> Timestamp
+    private let cached = LockedValueBox<Entry?>(nil)
 
-    init(store: any BadgeStore, lifetime: Int64) {
+    init(store: any BadgeStore, lifetime: Int64, clock: @escaping @Sendable () -> Timestamp) {
         self.store = store
         self.lifetime = lifetime
+        self.clock = clock
+    }
+
+    /// The cached catalog, or nil when it is missing or older than `lifetime`.
+    private func fresh() -> Entry? {
+        let now = clock()
+        return cached.withLock { entry in
+            guard let entry, now.seconds - entry.loadedAt.seconds < lifetime, now >= entry.loadedAt else { return nil }
+            return entry
+        }
     }
 
     /// Prices and offers not disabled, deprecated ones included (spec "Catalog").
     func current() throws -> Catalog {
-        let now = Int64(ProcessInfo.processInfo.systemUptime)
-        lock.lock()
-        if let cached, now - cached.loadedAt < lifetime {
-            lock.unlock()
-            return cached.catalog
-        }
-        lock.unlock()
+        if let entry = fresh() { return entry.catalog }
+        let now = clock()
         let (prices, offers) = try store.read { (try $0.prices(), try $0.offers()) }
         let catalog = Catalog(prices: prices.filter { $0.status != .disabled }, offers: offers.filter { $0.status != .disabled })
-        lock.lock()
-        cached = (catalog, now)
-        anonymous = nil
-        lock.unlock()
+        cached.withLock { $0 = Entry(catalog: catalog, loadedAt: now) }
         return catalog
     }
 
-    /// The unsigned `badgeCatalog` answer, made by `encode` once per catalog read.
-    func anonymousOutcome(_ encode: (Catalog) -> RPCOutcome) throws -> RPCOutcome {
-        let catalog = try current()
-        lock.lock()
-        if let anonymous, cached?.catalog == catalog {
-            lock.unlock()
-            return anonymous
+    /// The unsigned `badgeCatalog` answer, made by `encode` once per catalog read. With
+    /// `cachedOnly`, nil instead of reading the database when the cache is stale.
+    func anonymousOutcome(cachedOnly: Bool, _ encode: (Catalog) -> RPCOutcome) throws -> RPCOutcome? {
+        switch fresh() {
+        case let entry?: if let anonymous = entry.anonymous { return anonymous }
+        case nil: if cachedOnly { return nil }
         }
-        lock.unlock()
+        let catalog = try current()
         let made = encode(catalog)
-        lock.lock()
-        if cached?.catalog == catalog { anonymous = made }
-        lock.unlock()
+        cached.withLock { entry in
+            if entry?.catalog == catalog { entry?.anonymous = made }
+        }
         return made
     }
 }

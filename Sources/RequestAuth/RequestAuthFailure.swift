@@ -83,25 +83,6 @@ public enum RequestAuthFailure: Error, Hashable, Sendable {
         case contentDigest = "content-digest"
     }
 
-    /// The HTTP status the gateway answers with; every authentication failure is 401 (ARCHITECTURE §2).
-    public var httpStatus: Int {
-        switch self {
-        // Listed in full so a future case must decide its status here.
-        case .signatureFieldsIncomplete, .malformedSignatureInput, .malformedSignature, .multipleSignatures,
-             .signatureLabelMismatch, .malformedSignatureParameter, .missingCreated, .missingKeyID,
-             .keyIDNotPurchaseKey, .unsupportedAlgorithm, .signatureExpired, .signatureStale,
-             .signatureCreatedInFuture, .missingRequiredComponent, .duplicateComponent, .tooManyComponents, .malformedComponent,
-             .unsupportedComponent, .coveredFieldAbsent, .invalidComponentValue, .contentDigestMissing,
-             .contentDigestMalformed, .contentDigestWithoutSHA256, .contentDigestMismatch,
-             .signatureWrongLength, .signatureMismatch, .signerKeyWithoutTrustedFront, .frontTokenMissing,
-             .frontTokenMismatch, .malformedSignerKey, .ambiguousAuthentication:
-            return 401
-        }
-    }
-
-    /// The protocol error code of the response body.
-    public var errorCode: String { "bad_request" }
-
     /// A fixed sentence for logs: never key material, tokens, header values or body bytes.
     public var reason: String {
         switch self {

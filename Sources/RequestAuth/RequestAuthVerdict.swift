@@ -7,7 +7,7 @@ public enum RequestAuthVerdict: Hashable, Sendable {
     case unsigned
     /// The request is signed by (or forwarded for) this signer.
     case valid(VerifiedSigner)
-    /// Refused; answer ``RequestAuthFailure/httpStatus`` with ``RequestAuthFailure/errorCode`` and touch nothing.
+    /// Refused: answer with the failure's reason and touch nothing.
     case invalid(RequestAuthFailure)
 }
 

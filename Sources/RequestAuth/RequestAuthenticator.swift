@@ -13,6 +13,16 @@ public struct RequestAuthenticator: Sendable {
         self.trustedFront = trustedFront
     }
 
+    /// The header fields that carry credentials: an RFC 9421 signature or a trusted front's
+    /// forwarded key (with its bearer token).
+    public static let credentialFields = ["Signature", "Signature-Input", "Badge-Signer-Key", "Authorization"]
+
+    /// Whether a request with these fields (`hasField` answers by name, case-insensitively)
+    /// carries credentials to check; one without is ``RequestAuthVerdict/unsigned``.
+    public static func carriesCredentials(_ hasField: (String) -> Bool) -> Bool {
+        credentialFields.contains(where: hasField)
+    }
+
     /// The verdict for `request` received at `now`.
     public func authenticate(_ request: SignedRequest, now: Timestamp) -> RequestAuthVerdict {
         switch trustedFront.evaluate(request) {

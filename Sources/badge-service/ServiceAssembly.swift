@@ -4,6 +4,7 @@ import Foundation
 import Gateway
 import Handlers
 import HTTPServer
+import Locking
 import RequestAuth
 
 /// The composition root: builds the store, the issuer, the RPC layer, the gateway and the HTTP
@@ -17,7 +18,7 @@ enum ServiceAssembly {
 
         let issuer = KeyringIssuer(keyring: keyring)
         let service = BadgeService(store: store, issuer: issuer, clock: systemClock,
-                                   configuration: .init(configuredProviders: Set(config.providers.keys),
+                                   configuration: .init(configuredProviders: config.configuredProviders,
                                                         reportInternalError: { ServiceLog.error($0) }))
         let front: TrustedFront
         do { front = try config.frontToken.map { try TrustedFront.enabled(token: $0) } ?? .disabled } catch {
@@ -26,24 +27,20 @@ enum ServiceAssembly {
         let authenticator = RequestAuthenticator(
             signatures: RequestSignatureVerifier(policy: RequestSignaturePolicy(freshnessWindowSeconds: Int64(config.signatureWindowSeconds))),
             trustedFront: front)
-        let serverBox = ServerBox()
-        let metrics = Metrics(openConnections: { serverBox.server?.openConnections ?? 0 })
-        let cores = HTTPServerConfiguration.onlineCPUs
+        // The metrics read the server's gauge, but the server is made after them.
+        let madeServer = LockedValueBox<HTTPServer?>(nil)
+        let metrics = Metrics(openConnections: { madeServer.withLock { $0 }?.openConnections ?? 0 })
         let accessLog = config.accessLog ? AccessLog() : nil
         let gateway = Gateway(service: service, authenticator: authenticator,
-                              pool: WorkerPool(threads: max(4, cores * 2), capacity: 4096), metrics: metrics,
+                              pool: WorkerPool(threads: config.workers, capacity: 4096), metrics: metrics,
                               accessLog: accessLog, clock: systemClock,
                               isReady: { issuer.isReady && store.isWritable() })
         let server = HTTPServer(
             configuration: HTTPServerConfiguration(
                 host: config.listenHost, port: config.listenPort,
-                limits: HTTPLimits(maxTargetLength: config.maxRequestTarget, maxFieldLineLength: config.maxHead,
-                                   maxHeaderSectionSize: config.maxHead, maxHeaderFields: config.maxFields,
-                                   maxBodySize: config.maxBody),
-                timeouts: HTTPTimeouts(requestHead: .seconds(config.headTimeoutSeconds), idle: .seconds(config.idleTimeoutSeconds)),
-                maxConnections: config.maxConnections),
+                limits: config.limits, timeouts: config.timeouts, maxConnections: config.maxConnections),
             responder: gateway)
-        serverBox.server = server
+        madeServer.withLock { $0 = server }
         let port: Int
         do { port = try server.start() } catch {
             throw CommandFailure("cannot listen on \(config.listenHost):\(config.listenPort): \(error)")
@@ -54,15 +51,5 @@ enum ServiceAssembly {
         accessLog?.flush()
         ServiceLog.info("badge-service stopped")
         return 0
-    }
-}
-
-/// Lets the metrics read the server's gauge although the server is made after them.
-final class ServerBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var _server: HTTPServer?
-    var server: HTTPServer? {
-        get { lock.withLock { _server } }
-        set { lock.withLock { _server = newValue } }
     }
 }

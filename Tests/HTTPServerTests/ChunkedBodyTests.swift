@@ -76,7 +76,7 @@ import Testing
     @Test(arguments: invalid)
     func malformedBodiesAre400(body: String, error: HTTPParserError) {
         expectError(chunked(body), error)
-        #expect(error.status == 400)
+        #expect(error.httpStatus == 400)
     }
 
     @Test func missingLastChunkWaits() {
@@ -120,7 +120,7 @@ import Testing
         expectError(chunked("0\r\n" + String(repeating: "a:b\r\n", count: 101) + "\r\n"), .tooManyFields)
         expectError(chunked("0\r\nX: " + String(repeating: "v", count: 100)), .fieldLineTooLong,
                     limits: HTTPLimits(maxFieldLineLength: 50))
-        #expect(HTTPParserError.trailerSectionTooLarge.status == 431)
+        #expect(HTTPParserError.trailerSectionTooLarge.httpStatus == 431)
     }
 
     @Test func pipelinedRequestAfterAChunkedBody() {

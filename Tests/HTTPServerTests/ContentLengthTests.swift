@@ -72,14 +72,14 @@ import Testing
     @Test(arguments: invalid)
     func malformedOrRepeatedLengthsAre400(fields: String, error: HTTPParserError) {
         expectError(post(fields, body: "{}"), error)
-        #expect(error.status == 400)
+        #expect(error.httpStatus == 400)
     }
 
     /// D10: refused from the head alone, before any body octet.
     @Test(arguments: ["65537", "104857600", "9223372036854775807"])
     func lengthOverTheLimitIs413(length: String) {
         expectError(post("Content-Length: \(length)\r\n"), .bodyTooLarge)
-        #expect(HTTPParserError.bodyTooLarge.status == 413)
+        #expect(HTTPParserError.bodyTooLarge.httpStatus == 413)
     }
 
     @Test func lengthAtTheLimitIsAccepted() throws {

@@ -47,7 +47,7 @@ import Testing
     @Test(arguments: malformed)
     func malformedFieldLinesAre400(fields: String, error: HTTPParserError) {
         expectError(request(fields), error)
-        #expect(error.status == 400)
+        #expect(error.httpStatus == 400)
     }
 
     @Test func whitespaceBeforeTheFirstFieldLineIs400() {
@@ -94,7 +94,7 @@ import Testing
         // trailing whitespace counts too, and the refusal comes before the line ends
         expectError(request("X-A: v" + String(repeating: " ", count: 200)), .fieldLineTooLong, limits: limits)
         expectError(request(String(repeating: "N", count: 200)), .fieldLineTooLong, limits: limits)
-        #expect(HTTPParserError.fieldLineTooLong.status == 431)
+        #expect(HTTPParserError.fieldLineTooLong.httpStatus == 431)
     }
 
     @Test func defaultFieldLineLimitIs8KiB() throws {
@@ -109,7 +109,7 @@ import Testing
         let line = "X-A: " + String(repeating: "v", count: 93) + "\r\n"
         _ = try #require(expectRequest(request(String(repeating: line, count: 9)), limits: limits))
         expectError(request(String(repeating: line, count: 10)), .headerSectionTooLarge, limits: limits)
-        #expect(HTTPParserError.headerSectionTooLarge.status == 431)
+        #expect(HTTPParserError.headerSectionTooLarge.httpStatus == 431)
     }
 
     @Test func defaultHeaderSectionLimitIs16KiB() {
@@ -123,7 +123,7 @@ import Testing
         _ = try #require(expectRequest(request(ninetyNine)))
         expectError(request(ninetyNine + "X-last: v\r\n"), .tooManyFields)
         expectError(request((0..<200).map { "X-\($0): v\r\n" }.joined()), .tooManyFields)
-        #expect(HTTPParserError.tooManyFields.status == 431)
+        #expect(HTTPParserError.tooManyFields.httpStatus == 431)
     }
 
     // MARK: Connection (RFC 9112 §9.3)
@@ -157,6 +157,6 @@ import Testing
                       "Expect: 100-continue;x=1\r\n", "Expect: 200-ok\r\n"])
     func otherExpectationsAre417(fields: String) {
         expectError(request(fields), .unsupportedExpectation)
-        #expect(HTTPParserError.unsupportedExpectation.status == 417)
+        #expect(HTTPParserError.unsupportedExpectation.httpStatus == 417)
     }
 }

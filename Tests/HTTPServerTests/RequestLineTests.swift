@@ -39,7 +39,7 @@ import Testing
     @Test(arguments: ["get", "Get", "TRACE", "CONNECT", "PRI", "FOO", "PROPFIND", "GETTTTTTTTTTTTTTTTTT"])
     func otherMethodsAre501(method: String) {
         expectError(request(method: method), .unknownMethod)
-        #expect(HTTPParserError.unknownMethod.status == 501)
+        #expect(HTTPParserError.unknownMethod.httpStatus == 501)
     }
 
     @Test func aMethodLongerThanAnyImplementedIsRefusedBeforeItEnds() {
@@ -126,7 +126,7 @@ import Testing
     @Test(arguments: malformedLines)
     func malformedRequestLinesAre400(text: String, error: HTTPParserError) {
         expectError(text, error)
-        #expect(error.status == 400)
+        #expect(error.httpStatus == 400)
     }
 
     /// Major version ≠ 1, including the HTTP/2 connection preface → 505.
@@ -135,7 +135,7 @@ import Testing
                       "FOO / HTTP/2.0\r\n\r\n"])
     func otherMajorVersionsAre505(text: String) {
         expectError(text, .unsupportedVersion)
-        #expect(HTTPParserError.unsupportedVersion.status == 505)
+        #expect(HTTPParserError.unsupportedVersion.httpStatus == 505)
     }
 
     @Test(arguments: ["/a\"b", "/a<b", "/a>b", "/a{b", "/a}b", "/a|b", "/a\\b", "/a^b", "/a`b", "/a#frag",
@@ -153,6 +153,6 @@ import Testing
         // B18: refused as soon as the limit is passed, without waiting for the rest of the line
         expectError("GET /" + String(repeating: "a", count: 9000), .targetTooLong, limits: limits)
         expectError("GET /" + String(repeating: "%41", count: 3000), .targetTooLong, limits: limits)
-        #expect(HTTPParserError.targetTooLong.status == 414)
+        #expect(HTTPParserError.targetTooLong.httpStatus == 414)
     }
 }

@@ -76,9 +76,9 @@ import Testing
     }
 
     @Test func statuses() {
-        #expect(HTTPParserError.unsupportedTransferCoding.status == 501)
-        #expect(HTTPParserError.invalidTransferEncoding.status == 400)
-        #expect(HTTPParserError.contentLengthWithTransferEncoding.status == 400)
-        #expect(HTTPParserError.transferEncodingInHTTP10.status == 400)
+        #expect(HTTPParserError.unsupportedTransferCoding.httpStatus == 501)
+        #expect(HTTPParserError.invalidTransferEncoding.httpStatus == 400)
+        #expect(HTTPParserError.contentLengthWithTransferEncoding.httpStatus == 400)
+        #expect(HTTPParserError.transferEncodingInHTTP10.httpStatus == 400)
     }
 }

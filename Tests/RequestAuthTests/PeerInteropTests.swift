@@ -104,7 +104,6 @@ import Testing
             if tampered.body.isEmpty { tampered.body = [0x20] } else { tampered.body[tampered.body.count / 2] ^= 0x01 }
             let refusal = RequestSignatureVerifier().verify(tampered, now: Fixture.now)
             #expect(refusal == .invalid(.contentDigestMismatch))
-            if case .invalid(let failure) = refusal { #expect(failure.httpStatus == 401) }
         }
     }
 

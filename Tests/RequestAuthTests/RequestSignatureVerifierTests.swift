@@ -11,12 +11,11 @@ import Testing
         verifier.verify(r, now: now)
     }
 
-    /// Expects refusal with `failure`, answered 401 `bad_request`, its log reason free of key text.
+    /// Expects refusal with `failure`, its log reason free of key text (the gateway answers every
+    /// failure 401 `bad_request`: GatewayTests).
     private func expectRefused(_ r: SignedRequest, _ failure: RequestAuthFailure, now: Timestamp = Fixture.now,
                                sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(verdict(r, now: now) == .invalid(failure), sourceLocation: sourceLocation)
-        #expect(failure.httpStatus == 401, sourceLocation: sourceLocation)
-        #expect(failure.errorCode == "bad_request", sourceLocation: sourceLocation)
         #expect(!failure.reason.contains("MCow"), sourceLocation: sourceLocation)
     }
 
@@ -322,8 +321,6 @@ import Testing
         ]
         #expect(Set(all.map(\.reason)).count == all.count)  // each reason tells its case apart
         for failure in all {
-            #expect(failure.httpStatus == 401)
-            #expect(failure.errorCode == "bad_request")
             #expect(!failure.reason.isEmpty && !failure.reason.contains("\n"))
         }
     }

@@ -1,5 +1,6 @@
 import BadgeCore
 import Foundation
+import Locking
 
 /// One JSON line per request: time, method, path, status, command, result code, duration.
 /// Never bodies, headers, keys, codes or receipts — only what is listed here.
@@ -7,16 +8,19 @@ import Foundation
 /// Lines are buffered and written every `flushInterval` (or sooner when 64 KiB pile up), so a
 /// busy server makes a few writes a second instead of one per request; a kill -9 can lose the
 /// last interval's lines, a graceful stop loses none (`flush()`).
-public final class AccessLog: @unchecked Sendable {
-    private let lock = NSLock()
+public final class AccessLog: Sendable {
     private let write: @Sendable (String) -> Void
-    private var buffer = ""
+    /// Lines not yet written (always empty when not `buffering`).
+    private let buffer = LockedValueBox("")
+    /// False when every line is written at once.
+    private let buffering: Bool
     private static let flushSize = 64 * 1024
 
     /// Writes lines through `write` (standard output by default); a background thread flushes
     /// every `flushInterval` seconds, or never when it is nil (each line is then written at once).
     public init(write: @escaping @Sendable (String) -> Void = AccessLog.standardOutput, flushInterval: Double? = 0.25) {
         self.write = write
+        buffering = flushInterval != nil
         if let flushInterval {
             let thread = Thread { [weak self] in
                 while let log = self {
@@ -26,12 +30,8 @@ public final class AccessLog: @unchecked Sendable {
             }
             thread.name = "access-log"
             thread.start()
-        } else {
-            buffering = false
         }
     }
-
-    private var buffering = true
 
     public static let standardOutput: @Sendable (String) -> Void = { line in
         FileHandle.standardOutput.write(Data(line.utf8))
@@ -39,11 +39,11 @@ public final class AccessLog: @unchecked Sendable {
 
     /// Writes what is buffered.
     public func flush() {
-        lock.lock()
-        defer { lock.unlock() }
-        if !buffer.isEmpty {
-            write(buffer)
-            buffer = ""
+        buffer.withLock { buffer in
+            if !buffer.isEmpty {
+                write(buffer)
+                buffer = ""
+            }
         }
     }
 
@@ -54,13 +54,14 @@ public final class AccessLog: @unchecked Sendable {
         if let command { line += ",\"command\":\(quote(command))" }
         if let result { line += ",\"result\":\(quote(result))" }
         line += ",\"durationMs\":\(String(format: "%.3f", seconds * 1000))}\n"
-        lock.lock()
-        defer { lock.unlock() }
-        guard buffering else { return write(line) }
-        buffer += line
-        if buffer.utf8.count >= Self.flushSize {
-            write(buffer)
-            buffer = ""
+        // Written under the lock, so lines never interleave or reorder.
+        buffer.withLock { buffer in
+            guard buffering else { return write(line) }
+            buffer += line
+            if buffer.utf8.count >= Self.flushSize {
+                write(buffer)
+                buffer = ""
+            }
         }
     }
 

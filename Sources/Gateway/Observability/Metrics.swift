@@ -1,10 +1,11 @@
 import Foundation
+import Locking
 
 /// Counters and histograms for `GET /metrics` (Prometheus text format 0.0.4).
 ///
 /// One lock guards everything: updates are a few additions per request, far cheaper than
 /// the request itself, and a single lock keeps each scrape consistent.
-public final class Metrics: @unchecked Sendable {
+public final class Metrics: Sendable {
     /// Upper bounds of the latency buckets, in seconds.
     public static let latencyBuckets: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 
@@ -14,11 +15,14 @@ public final class Metrics: @unchecked Sendable {
         var sum: Double = 0
     }
 
-    private let lock = NSLock()
-    private var requests: [String: [String: UInt64]] = [:]   // command -> result -> count
-    private var latency: [String: Histogram] = [:]          // command -> histogram
-    private var statuses: [Int: UInt64] = [:]
-    private var storeCalls: [String: [String: UInt64]] = [:] // store -> outcome -> count
+    private struct Counts {
+        var requests: [String: [String: UInt64]] = [:]   // command -> result -> count
+        var latency: [String: Histogram] = [:]          // command -> histogram
+        var statuses: [Int: UInt64] = [:]
+        var storeCalls: [String: [String: UInt64]] = [:] // store -> outcome -> count
+    }
+
+    private let counts = LockedValueBox(Counts())
     private let openConnections: @Sendable () -> Int
 
     /// `openConnections` is read at scrape time (the HTTP server's gauge).
@@ -28,29 +32,26 @@ public final class Metrics: @unchecked Sendable {
 
     /// Records one answered request: its command (or route), result code, HTTP status and duration.
     public func recordRequest(command: String, result: String, status: Int, seconds: Double) {
-        lock.lock()
-        defer { lock.unlock() }
-        requests[command, default: [:]][result, default: 0] += 1
-        statuses[status, default: 0] += 1
-        var h = latency[command] ?? Histogram()
-        if let i = Metrics.latencyBuckets.firstIndex(where: { seconds <= $0 }) { h.counts[i] += 1 }
-        h.total += 1
-        h.sum += seconds
-        latency[command] = h
+        let bucket = Metrics.latencyBuckets.firstIndex { seconds <= $0 }
+        counts.withLock { c in
+            c.requests[command, default: [:]][result, default: 0] += 1
+            c.statuses[status, default: 0] += 1
+            var h = c.latency[command] ?? Histogram()
+            if let bucket { h.counts[bucket] += 1 }
+            h.total += 1
+            h.sum += seconds
+            c.latency[command] = h
+        }
     }
 
     /// Records one call to an outside store or provider and how it ended.
     public func recordStoreCall(store: String, outcome: String) {
-        lock.lock()
-        defer { lock.unlock() }
-        storeCalls[store, default: [:]][outcome, default: 0] += 1
+        counts.withLock { $0.storeCalls[store, default: [:]][outcome, default: 0] += 1 }
     }
 
     /// The exposition text.
     public func render() -> String {
-        lock.lock()
-        let requests = self.requests, latency = self.latency, statuses = self.statuses, storeCalls = self.storeCalls
-        lock.unlock()
+        let (requests, latency, statuses, storeCalls) = counts.withLock { ($0.requests, $0.latency, $0.statuses, $0.storeCalls) }
         var out = ""
         out += "# HELP badge_requests_total Requests answered, by command and result code.\n"
         out += "# TYPE badge_requests_total counter\n"

@@ -1,9 +1,8 @@
-import Foundation
+import Locking
 
 /// Counts open connections across loops and enforces `maxConnections`.
-final class ConnectionGauge: @unchecked Sendable {
-    private let lock = NSLock()
-    private var open = 0
+final class ConnectionGauge: Sendable {
+    private let open = LockedValueBox(0)
     let limit: Int
 
     init(limit: Int) {
@@ -12,22 +11,16 @@ final class ConnectionGauge: @unchecked Sendable {
 
     /// Takes a slot; false when the server is full.
     func tryAcquire() -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        guard open < limit else { return false }
-        open += 1
-        return true
+        open.withLock { open in
+            guard open < limit else { return false }
+            open += 1
+            return true
+        }
     }
 
     func release() {
-        lock.lock()
-        open -= 1
-        lock.unlock()
+        open.withLock { $0 -= 1 }
     }
 
-    var count: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return open
-    }
+    var count: Int { open.withLock { $0 } }
 }

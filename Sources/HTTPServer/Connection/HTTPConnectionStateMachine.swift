@@ -286,7 +286,7 @@ package struct HTTPConnectionStateMachine<Clock: HTTPConnectionClock> {
                 body = []
                 return .dispatch(request)
             case .error(let error):
-                return refuse(status: error.status, message: error.description)
+                return refuse(status: error.httpStatus, message: error.description)
             }
         }
     }

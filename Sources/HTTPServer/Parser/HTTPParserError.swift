@@ -4,7 +4,7 @@
 /// client about where a request ends, no later byte on that connection can be trusted to
 /// start a request (that disagreement is how request smuggling works), so the server never
 /// tries to resynchronise.
-public enum HTTPParserError: Error, Hashable, Sendable, CustomStringConvertible {
+public enum HTTPParserError: Error, Hashable, Sendable, CustomStringConvertible, HTTPStatusMapped {
     // 400 — line and grammar errors
     /// A LF not preceded by CR (RFC 9112 allows accepting it; a strict server refuses).
     case bareLF
@@ -77,15 +77,20 @@ public enum HTTPParserError: Error, Hashable, Sendable, CustomStringConvertible 
     case unsupportedVersion
 
     /// The status code the server answers with.
-    public var status: Int {
+    public var httpStatus: Int {
         switch self {
+        case .bareLF, .bareCR, .tooManyEmptyLines, .invalidRequestLine, .invalidMethod, .invalidTarget,
+             .asteriskFormWithoutOptions, .invalidVersion, .invalidFieldName, .whitespaceBeforeColon,
+             .obsoleteLineFolding, .invalidFieldValue, .missingHost, .duplicateHost, .invalidHost,
+             .invalidContentLength, .duplicateContentLength, .contentLengthWithTransferEncoding,
+             .transferEncodingInHTTP10, .invalidTransferEncoding, .invalidChunkSize, .invalidChunkExtension,
+             .chunkExtensionTooLong, .invalidChunkFraming: 400
         case .bodyTooLarge: 413
         case .targetTooLong: 414
         case .unsupportedExpectation: 417
         case .fieldLineTooLong, .headerSectionTooLarge, .tooManyFields, .trailerSectionTooLarge: 431
         case .unknownMethod, .unsupportedTransferCoding: 501
         case .unsupportedVersion: 505
-        default: 400
         }
     }
 

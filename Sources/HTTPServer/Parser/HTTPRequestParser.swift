@@ -25,7 +25,7 @@ package struct HTTPRequestParser {
         case body(Range<Int>)
         /// The request is complete (body and any trailers consumed).
         case end
-        /// A framing error: answer `error.status` and close.
+        /// A framing error: answer `error.httpStatus` and close.
         case error(HTTPParserError)
     }
 
