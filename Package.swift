@@ -27,7 +27,7 @@ let package = Package(
 
         .target(name: "BadgeCore", swiftSettings: strict),
         .target(name: "Locking", swiftSettings: strict),
-        .target(name: "TestSupport", swiftSettings: strict),
+        .target(name: "TestSupport", dependencies: ["Locking"], swiftSettings: strict),
         .target(name: "Crypto", dependencies: ["COpenSSL", "BadgeCore"], swiftSettings: strict),
         .target(name: "HTTPServer", dependencies: ["Locking"], swiftSettings: strict),
         .target(name: "Schema", dependencies: ["BadgeCore", "Ledger"], swiftSettings: strict),
@@ -43,7 +43,7 @@ let package = Package(
                 swiftSettings: strict),
         .target(name: "CLI",
                 dependencies: ["HTTPServer", "Handlers", "Schema", "RequestAuth", "Credentials", "Ledger", "Storage", "Crypto",
-                               "BadgeCore"],
+                               "BadgeCore", "Locking"],
                 swiftSettings: strict),
         .executableTarget(name: "badge-service",
                           dependencies: ["CLI", "Gateway", "HTTPServer", "Handlers", "RequestAuth", "BadgeCore", "Locking"],
@@ -56,7 +56,7 @@ let package = Package(
 
         .testTarget(name: "BadgeCoreTests", dependencies: ["TestSupport", "BadgeCore"], swiftSettings: strict),
         .testTarget(name: "CryptoTests", dependencies: ["TestSupport", "Crypto"], swiftSettings: strict),
-        .testTarget(name: "HTTPServerTests", dependencies: ["TestSupport", "HTTPServer"], swiftSettings: strict),
+        .testTarget(name: "HTTPServerTests", dependencies: ["TestSupport", "HTTPServer", "Locking"], swiftSettings: strict),
         .testTarget(name: "SchemaTests", dependencies: ["TestSupport", "Schema"], swiftSettings: strict),
         .testTarget(name: "RequestAuthTests", dependencies: ["TestSupport", "RequestAuth", "Crypto"], swiftSettings: strict),
         .testTarget(name: "BBSTests", dependencies: ["TestSupport", "BBS"], swiftSettings: optimised),
@@ -66,6 +66,6 @@ let package = Package(
         .testTarget(name: "HandlersTests", dependencies: ["TestSupport", "Handlers"], swiftSettings: strict),
         .testTarget(name: "GatewayTests", dependencies: ["TestSupport", "Gateway", "HTTPServer", "RequestAuth", "Schema"], swiftSettings: strict),
         .testTarget(name: "CLITests", dependencies: ["TestSupport", "CLI", "HTTPServer"], swiftSettings: strict),
-        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Schema", "Crypto", "RequestAuth", "Ledger", "Storage", "BadgeCore"], swiftSettings: strict),
+        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Locking", "Schema", "Crypto", "RequestAuth", "Ledger", "Storage", "BadgeCore"], swiftSettings: strict),
     ]
 )

@@ -49,6 +49,7 @@ public struct Ed25519PublicKey: Hashable, Sendable {
 }
 
 /// An Ed25519 private key (its 32-byte seed). The seed is wiped when the key is dropped.
+/// `@unchecked Sendable`: `seedBytes` is a var only so `deinit` can wipe it; nothing else writes it.
 public final class Ed25519PrivateKey: @unchecked Sendable {
     private var seedBytes: [UInt8]
     /// The matching public key.

@@ -38,6 +38,8 @@ public enum SHA512 {
 }
 
 /// Owns one EVP_MD_CTX; copied on write by the hashers that wrap it.
+/// `@unchecked Sendable`: a hasher copies the context before mutating a shared one
+/// (`isKnownUniquelyReferenced`), so one context is never written from two threads.
 final class EVPContext: @unchecked Sendable {
     let raw: OpaquePointer
 

@@ -3,6 +3,9 @@ import Foundation
 /// A fixed set of threads for the work the event loops must not do: signature checks,
 /// SQLite transactions and BBS signing. Bounded, so a flood of requests queues at most
 /// `capacity` jobs and the rest are refused at once instead of piling up memory.
+///
+/// `@unchecked Sendable`: the queue (`jobs`, `head`) is touched only while holding `condition`,
+/// which the workers wait on; `threads` and `capacity` are set in `init` and never change.
 public final class WorkerPool: @unchecked Sendable {
     private let condition = NSCondition()
     private var jobs: [@Sendable () -> Void] = []

@@ -77,6 +77,8 @@ public final class HTTPServer: Sendable {
 }
 
 /// Start/stop bookkeeping shared by `start`, `shutdown` and `waitUntilStopped`.
+/// `@unchecked Sendable`: every stored variable is read and written only while holding
+/// `condition`, which waiting needs (so a LockedValueBox would not do).
 private final class Lifecycle: @unchecked Sendable {
     private enum State { case created, running, stopped }
     private let condition = NSCondition()

@@ -6,6 +6,9 @@ import Foundation
 /// serialised by a lock inside the process and by SQLite's write lock across processes
 /// (the CLI may write while the server runs). Reads use a small pool of read-only
 /// connections, which WAL lets run beside the writer.
+///
+/// `@unchecked Sendable`: the writer connection is used only under `writeLock`, and `readers`
+/// only under `readLock` (a reader taken from it is used by one thread until put back).
 public final class SQLiteDatabase: @unchecked Sendable {
     public let path: String
     private let writer: SQLiteConnection

@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 
 /// Runs a Python peer (an independent implementation from PyPI, pinned in
 /// Tests/Peers/requirements.txt) in the virtual environment `scripts/peers-venv` made.
@@ -37,28 +38,25 @@ public enum PeerPython {
         process.standardOutput = stdout
         process.standardError = stderr
         try process.run()
-        let errBox = DataBox()
-        let errThread = Thread { errBox.data = stderr.fileHandleForReading.readDataToEndOfFile() }
+        let errBox = LockedValueBox<Data?>(nil)  // nil until standard error is read to its end
+        let errThread = Thread {
+            let data = stderr.fileHandleForReading.readDataToEndOfFile()
+            errBox.withLock { $0 = data }
+        }
         errThread.start()
         stdin.fileHandleForWriting.write(input)
         try stdin.fileHandleForWriting.close()
         let out = stdout.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        while !errBox.done { usleep(1000) }
+        var errData = errBox.withLock { $0 }
+        while errData == nil {
+            usleep(1000)
+            errData = errBox.withLock { $0 }
+        }
         guard process.terminationStatus == 0 else {
-            throw Failure(status: process.terminationStatus, stderr: String(decoding: errBox.data, as: UTF8.self))
+            throw Failure(status: process.terminationStatus, stderr: String(decoding: errData ?? Data(), as: UTF8.self))
         }
         return out
     }
 }
 
-private final class DataBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var _data = Data()
-    private var _done = false
-    var data: Data {
-        get { lock.withLock { _data } }
-        set { lock.withLock { _data = newValue; _done = true } }
-    }
-    var done: Bool { lock.withLock { _done } }
-}

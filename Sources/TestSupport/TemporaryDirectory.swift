@@ -1,6 +1,7 @@
 import Foundation
 
 /// A fresh directory under the system temporary directory, removed when dropped.
+/// `@unchecked Sendable`: its only state, `url`, is a constant (URL is not Sendable on every platform).
 public final class TemporaryDirectory: @unchecked Sendable {
     public let url: URL
     public var path: String { url.path }

@@ -113,11 +113,11 @@ let expiry = Timestamp(CivilDate(year: 2026, month: 4, day: 14))
     @Test func jsonRoundTrip() throws {
         let credential = try signer.sign(masterKey: masterKey, expiry: expiry, badgeType: "future-type")
         let text = credential.jsonText()
-        let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as! [String: Any]
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
         #expect(object["badgeKeyIdx"] as? Int == 3)
-        #expect((object["signature"] as! String).count == 108)
-        #expect((object["masterKey"] as! String).count == 44)
-        let info = object["badgeInfo"] as! [String: String]
+        #expect((object["signature"] as? String)?.count == 108)
+        #expect((object["masterKey"] as? String)?.count == 44)
+        let info = try #require(object["badgeInfo"] as? [String: String])
         #expect(info == ["badgeType": "future-type", "badgeExpiry": "2026-04-14T00:00:00Z", "badgeExtra": ""])
         #expect(text.hasPrefix(#"{"badgeKeyIdx":3,"masterKey":""#))
         #expect(text.hasSuffix(#""badgeInfo":{"badgeType":"future-type","badgeExpiry":"2026-04-14T00:00:00Z","badgeExtra":""}}"#))
@@ -199,7 +199,7 @@ final class ResultBox: @unchecked Sendable {
         defer { try? FileManager.default.removeItem(at: dir) }
         let file = dir.appendingPathComponent("issuer-keys.json")
         try keyring.save(to: file)
-        let mode = try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as! Int
+        let mode = try #require(try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int)
         #expect(mode == 0o600)
         let loaded = try IssuerKeyring.load(from: file)
         #expect(loaded.activeIndex == 1)

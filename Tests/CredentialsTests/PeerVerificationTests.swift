@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// Our credentials checked by an independent BBS verifier (Tests/Peers/bbs_peer.py on pyblst).
-@Suite struct PeerVerificationTests {
+@Suite(.timeLimit(.minutes(5))) struct PeerVerificationTests {
     @Test func independentVerifierAcceptsOursAndRefusesEveryFlippedBit() throws {
         let secret = IssuerSecretKey.generate()
         let signer = try BadgeCredentialSigner(keyIndex: 1, secretKey: secret)

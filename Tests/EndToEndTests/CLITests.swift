@@ -5,7 +5,7 @@ import Schema
 import TestSupport
 import Testing
 
-@Suite struct CLITests {
+@Suite(.timeLimit(.minutes(5))) struct CLITests {
     let dir = TemporaryDirectory("cli")
 
     func run(_ args: [String], env: [String: String] = [:]) throws -> CLIResult {

@@ -8,7 +8,7 @@ import Testing
 
 /// The real binary over real HTTP: issue 2's acceptance (catalog, signed requests from an
 /// independent signer, statuses) — `.serialized` keeps the 2-core machine from thrashing.
-@Suite(.serialized) struct GatewayEndToEndTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct GatewayEndToEndTests {
     @Test func unsignedCatalogWithCurlIsValidAgainstBothSchemas() throws {
         let service = try ServiceProcess()
         let curl = Process()

@@ -8,7 +8,7 @@ import Storage
 import TestSupport
 import Testing
 
-@Suite(.serialized) struct LedgerEndToEndTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct LedgerEndToEndTests {
     func issuerPublicKey(_ service: ServiceProcess) throws -> String {
         let shown = try service.cli(["issuer", "show"])
         #expect(shown.status == 0)
@@ -117,7 +117,7 @@ import Testing
                 }
             }.start()
         }
-        usleep(400_000)
+        #expect(waitUntil(timeout: .seconds(10)) { replies.all.count >= 8 }, "requests are flowing")
         let status = service.stop(SIGTERM)
         group.wait()
         #expect(status == 0)
@@ -159,7 +159,7 @@ import Testing
             sender.start()
             usleep(UInt32.random(in: 0...12_000, using: &generator))
             service.stop(SIGKILL)
-            while !sender.isFinished { usleep(1000) }
+            #expect(waitUntil(timeout: .seconds(30)) { sender.isFinished })
             service = try ServiceProcess(data: data)
             let rows = try ledgerRows(service, key.publicKey.purchaseKeyText)
             outcomes[rows.isEmpty ? 0 : 1] += 1
@@ -210,7 +210,7 @@ extension LedgerEndToEndTests {
             sender.start()
             usleep(UInt32.random(in: 0...roundTrip * 3 / 2, using: &generator))
             service.stop(SIGKILL)
-            while !sender.isFinished { usleep(1000) }
+            #expect(waitUntil(timeout: .seconds(30)) { sender.isFinished })
             service = try ServiceProcess(data: data)
             let rows = try ledgerRows(service, key.publicKey.purchaseKeyText)
             #expect(rows.count == 2 || rows.count == 3, "round \(round): \(rows)")

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Locking
 import TestSupport
 
 /// The real `badge-service` binary run by a test: `serve` on a free loopback port with its own
@@ -102,14 +103,18 @@ struct CLIResult {
         p.standardError = err
         try p.run()
         // Read both to the end before waiting, so a full pipe cannot block the child.
-        final class Box: @unchecked Sendable { var data = Data() }
-        let errBox = Box()
-        let reader = Thread { errBox.data = err.fileHandleForReading.readDataToEndOfFile() }
+        let errData = LockedValueBox<Data?>(nil)  // nil until standard error is read to its end
+        let reader = Thread {
+            let data = err.fileHandleForReading.readDataToEndOfFile()
+            errData.withLock { $0 = data }
+        }
         reader.start()
         let o = out.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
-        while reader.isExecuting || !reader.isFinished { usleep(1000) }
+        guard waitUntil(timeout: .seconds(30), { errData.withLock { $0 } != nil }) else {
+            throw ServiceProcess.Failure("\(arguments.first ?? "badge-service"): standard error still open 30 s after exit")
+        }
         return CLIResult(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
-                         stderr: String(decoding: errBox.data, as: UTF8.self))
+                         stderr: String(decoding: errData.withLock { $0 } ?? Data(), as: UTF8.self))
     }
 }

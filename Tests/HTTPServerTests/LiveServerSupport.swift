@@ -1,33 +1,26 @@
 import Foundation
 import Glibc
 import HTTPServer
+import Locking
+import TestSupport
 import Testing
-
-/// A value shared between threads in tests.
-final class Locked<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: Value
-    init(_ value: Value) { stored = value }
-    var value: Value {
-        get { lock.withLock { stored } }
-        set { lock.withLock { stored = newValue } }
-    }
-}
 
 /// The router the live tests run against: `GET /healthz`, `POST /v1/echo`, plus `GET /large`
 /// (a 256 KiB body, for slow readers) and `POST /slow` (answers from another thread later).
-func testRouter(slowDelay: Duration = .milliseconds(500), handled: Locked<Int>? = nil) -> Router {
+/// `handled` counts the echo and slow requests that reached the router.
+func testRouter(slowDelay: Duration = .milliseconds(500), handled: LockedValueBox<Int>? = nil) -> Router {
     var router = Router()
     router.get("/healthz") { _ in
         HTTPResponse(status: 200, contentType: "text/plain", body: "ok\n")
     }
     router.post("/v1/echo") { request in
-        handled.map { $0.value += 1 }
+        handled?.withLock { $0 += 1 }
         return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: request.body)
     }
     let large = [UInt8](repeating: UInt8(ascii: "x"), count: 256 * 1024)
     router.get("/large") { _ in HTTPResponse(status: 200, body: large) }
     router.add("POST", "/slow") { request, respond in
+        handled?.withLock { $0 += 1 }
         DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(slowDelay.components.seconds * 1_000_000_000
                                                                              + slowDelay.components.attoseconds / 1_000_000_000))) {
             respond(HTTPResponse(status: 200, body: request.body))
@@ -230,13 +223,3 @@ func expectHygiene(_ responses: [ReceivedResponse], closed: Bool, http10: Bool =
     }
 }
 
-/// Polls `condition` every 10 ms for up to `timeout`; returns its last value.
-@discardableResult
-func waitUntil(timeout: Duration = .seconds(3), _ condition: () -> Bool) -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while !condition() {
-        if ContinuousClock.now >= deadline { return false }
-        usleep(10_000)
-    }
-    return true
-}

@@ -1,5 +1,6 @@
-import HTTPServer
 import Foundation
+import HTTPServer
+import Locking
 import Testing
 
 @Suite struct RouterTests {
@@ -12,11 +13,11 @@ import Testing
     }
 
     func answer(_ router: Router, _ method: String, _ target: String, body: [UInt8] = []) -> HTTPResponse {
-        let box = Locked<HTTPResponse?>(nil)
+        let box = LockedValueBox<HTTPResponse?>(nil)
         router.handle(HTTPRequest(method: method, target: target, body: body)) { response in
-            box.value = response
+            box.withLock { $0 = response }
         }
-        return box.value!
+        return box.withLock { $0 }!
     }
 
     @Test func routesByExactPathAndMethod() {

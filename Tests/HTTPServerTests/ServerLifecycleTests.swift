@@ -1,9 +1,11 @@
 import Foundation
 import Glibc
 import HTTPServer
+import Locking
+import TestSupport
 import Testing
 
-@Suite struct ServerLifecycleTests {
+@Suite(.timeLimit(.minutes(2))) struct ServerLifecycleTests {
     func configuration(onResponse: (@Sendable (HTTPRequest, HTTPResponse, UInt64) -> Void)? = nil) -> HTTPServerConfiguration {
         HTTPServerConfiguration(host: "127.0.0.1", port: 0, timeouts: HTTPTimeouts(timerResolution: .milliseconds(20)),
                                 loopCount: 2, onResponse: onResponse)
@@ -13,7 +15,9 @@ import Testing
     /// `Connection: close`), idle connections are closed, new connections are refused, and
     /// `waitUntilStopped()` returns.
     @Test func gracefulShutdownFinishesRequestsInFlight() throws {
-        let server = HTTPServer(configuration: configuration(), responder: testRouter(slowDelay: .milliseconds(700)))
+        let handled = LockedValueBox(0)
+        let server = HTTPServer(configuration: configuration(),
+                                responder: testRouter(slowDelay: .milliseconds(700), handled: handled))
         let port = try server.start()
         let busy = try (0..<3).map { index in
             let client = try RawClient(port: port)
@@ -24,16 +28,12 @@ import Testing
         let idle = try RawClient(port: port)
         idle.send("GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n")
         #expect(try idle.readResponse().status == 200)
-        usleep(200_000)   // the slow requests are with the responder now
+        #expect(waitUntil { handled.withLock { $0 } == 3 }, "the slow requests are with the responder")
 
         server.shutdown()
 
         // new connections are refused once the loops have closed their listeners
-        var refused = false
-        for _ in 0..<100 where !refused {
-            if (try? RawClient(port: port)) == nil { refused = true } else { usleep(10_000) }
-        }
-        #expect(refused)
+        #expect(waitUntil { (try? RawClient(port: port)) == nil })
         #expect(idle.closesWithoutMoreData())
         for (client, body) in busy {
             let response = try client.readResponse()
@@ -48,11 +48,17 @@ import Testing
 
     @Test func waitUntilStoppedReturnsAfterShutdownWithoutConnections() throws {
         let server = HTTPServer(configuration: configuration(), responder: testRouter())
-        _ = try server.start()
+        let port = try server.start()
+        expectServerStillServes(port: port)
         server.shutdown()
         server.waitUntilStopped()
+        // Stopped means the listeners are closed and no connection is left.
+        #expect((try? RawClient(port: port)) == nil)
+        #expect(server.openConnections == 0)
         server.shutdown()          // idempotent
         server.waitUntilStopped()
+        #expect((try? RawClient(port: port)) == nil)
+        #expect(throws: HTTPServerError.self) { try server.start() }
     }
 
     @Test func aServerNeverStartedStopsAtOnce() {
@@ -78,9 +84,9 @@ import Testing
     }
 
     @Test func onResponseSeesEveryAnsweredRequest() throws {
-        let seen = Locked<[(String, Int)]>([])
+        let seen = LockedValueBox<[(String, Int)]>([])
         let server = HTTPServer(configuration: configuration { request, response, _ in
-            seen.value.append((request.path, response.status))
+            seen.withLock { $0.append((request.path, response.status)) }
         }, responder: testRouter())
         let port = try server.start()
         let client = try RawClient(port: port)
@@ -88,16 +94,17 @@ import Testing
         for _ in 0..<3 { _ = try client.readResponse() }
         server.shutdown()
         server.waitUntilStopped()
-        #expect(seen.value.map(\.0) == ["/healthz", "/nope", "/slow"])
-        #expect(seen.value.map(\.1) == [200, 404, 200])
+        #expect(seen.withLock { $0 }.map(\.0) == ["/healthz", "/nope", "/slow"])
+        #expect(seen.withLock { $0 }.map(\.1) == [200, 404, 200])
     }
 
     @Test func respondFromAnotherThreadAfterTheClientLeftIsHarmless() throws {
-        try withTestServer(responder: testRouter(slowDelay: .milliseconds(200))) { server, port in
+        let handled = LockedValueBox(0)
+        try withTestServer(responder: testRouter(slowDelay: .milliseconds(200), handled: handled)) { server, port in
             do {
                 let client = try RawClient(port: port)
                 client.send("POST /slow HTTP/1.1\r\nHost: t\r\nContent-Length: 0\r\n\r\n")
-                usleep(50_000)
+                #expect(waitUntil { handled.withLock { $0 } == 1 })
             }   // closed before the response
             #expect(waitUntil { server.openConnections == 0 })
             expectServerStillServes(port: port)

@@ -1,12 +1,14 @@
 import Foundation
 import Glibc
 import HTTPServer
+import Locking
+import TestSupport
 import Testing
 
 /// H02/H03 and I. Timing and resource probes, with short configured timeouts so they stay quick.
 /// Times are only bounded loosely (a deadline must not fire early, and must fire); nothing here
 /// measures performance.
-@Suite struct TimingProbes {
+@Suite(.timeLimit(.minutes(2))) struct TimingProbes {
     static let short = HTTPTimeouts(requestHead: .seconds(1), requestBody: .seconds(1), idle: .seconds(1),
                                     write: .seconds(1), linger: .milliseconds(500), timerResolution: .milliseconds(20))
 
@@ -58,7 +60,7 @@ import Testing
     /// I02 slow body: 1 byte every 200 ms of a 1000-byte body hits the 1 s body deadline; the
     /// handler never runs.
     @Test func slowBody() throws {
-        let handled = Locked(0)
+        let handled = LockedValueBox(0)
         try withTestServer(timeouts: Self.short, responder: testRouter(handled: handled)) { _, port in
             let client = try RawClient(port: port, receiveTimeout: .milliseconds(200))
             client.send("POST /v1/echo HTTP/1.1\r\nHost: t\r\nContent-Length: 1000\r\n\r\n")
@@ -71,7 +73,7 @@ import Testing
             #expect(response?.status == 408)
             #expect(response?.header("Connection") == "close")
             #expect(client.closesWithoutMoreData())
-            #expect(handled.value == 0)
+            #expect(handled.withLock { $0 } == 0)
         }
     }
 

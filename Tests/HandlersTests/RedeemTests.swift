@@ -7,7 +7,7 @@ import Schema
 import Storage
 import Testing
 
-@Suite struct RedeemTests {
+@Suite(.timeLimit(.minutes(2))) struct RedeemTests {
     let h: Harness
     init() throws { h = try Harness() }
 

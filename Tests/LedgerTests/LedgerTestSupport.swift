@@ -57,61 +57,74 @@ struct SplitMix64 {
 enum ExampleDocument {
     static func load(_ name: String) throws -> [String: Any] {
         let data = try Repository.referenceData("examples/\(name)")
-        let wrapper = try JSONSerialization.jsonObject(with: data) as! [String: Any]
-        return wrapper["document"] as! [String: Any]
+        let wrapper = try JSONSerialization.jsonObject(with: data)
+        return try field(wrapper, "document", [String: Any].self)
     }
 
-    static func entries(_ document: [String: Any]) -> [LedgerEntry] {
-        let statement = document["statement"] as! [String: Any]
-        return (statement["entries"] as! [[String: Any]]).map(entry)
+    static func entries(_ document: [String: Any]) throws -> [LedgerEntry] {
+        let statement = try field(document, "statement", [String: Any].self)
+        return try field(statement, "entries", [[String: Any]].self).map(entry)
     }
 
-    static func previousEntryId(_ document: [String: Any]) -> String? {
-        (document["statement"] as! [String: Any])["previousEntryId"] as? String
+    static func previousEntryId(_ document: [String: Any]) throws -> String? {
+        try field(document, "statement", [String: Any].self)["previousEntryId"] as? String
     }
 
-    static func expiry(_ document: [String: Any]) -> Timestamp? {
+    static func expiry(_ document: [String: Any]) throws -> Timestamp? {
         guard let credential = document["credential"] as? [String: Any] else { return nil }
-        return utc((credential["badgeInfo"] as! [String: Any])["badgeExpiry"] as! String)
+        return utc(try field(try field(credential, "badgeInfo", [String: Any].self), "badgeExpiry", String.self))
     }
 
-    static func badgeType(_ document: [String: Any]) -> BadgeType? {
+    static func badgeType(_ document: [String: Any]) throws -> BadgeType? {
         guard let credential = document["credential"] as? [String: Any] else { return nil }
-        return BadgeType((credential["badgeInfo"] as! [String: Any])["badgeType"] as! String)
+        return BadgeType(try field(try field(credential, "badgeInfo", [String: Any].self), "badgeType", String.self))
     }
 
-    static func entry(_ json: [String: Any]) -> LedgerEntry {
-        let type = json["entryType"] as! [String: Any]
+    static func entry(_ json: [String: Any]) throws -> LedgerEntry {
+        let type = try field(json, "entryType", [String: Any].self)
         let entryType: LedgerEntryType
-        if type["type"] as! String == "credit" {
-            let c = type["credit"] as! [String: Any]
-            switch c["type"] as! String {
+        if try field(type, "type", String.self) == "credit" {
+            let c = try field(type, "credit", [String: Any].self)
+            switch try field(c, "type", String.self) {
             case "payment": entryType = .credit(.payment(invoiceId: c["invoiceId"] as? String))
             case "code": entryType = .credit(.code)
-            case "charge": entryType = .credit(.charge(chargeId: c["chargeId"] as! String))
+            case "charge": entryType = .credit(.charge(chargeId: try field(c, "chargeId", String.self)))
             case "support": entryType = .credit(.support)
-            case "transferIn": entryType = .credit(.transferIn(fromPurchaseKey: c["fromPurchaseKey"] as! String))
+            case "transferIn": entryType = .credit(.transferIn(fromPurchaseKey: try field(c, "fromPurchaseKey", String.self)))
             case "opening": entryType = .credit(.opening)
-            case let other: fatalError("unknown credit \(other)")
+            case let other: throw FixtureShapeError(description: "unknown credit \(other)")
             }
         } else {
-            let d = type["debit"] as! [String: Any]
-            switch d["type"] as! String {
+            let d = try field(type, "debit", [String: Any].self)
+            switch try field(d, "type", String.self) {
             case "refund": entryType = .debit(.refund)
-            case "upgrade": entryType = .debit(.upgrade(toPurchaseKey: d["toPurchaseKey"] as! String))
-            case "transferOut": entryType = .debit(.transferOut(toPurchaseKey: d["toPurchaseKey"] as! String))
+            case "upgrade": entryType = .debit(.upgrade(toPurchaseKey: try field(d, "toPurchaseKey", String.self)))
+            case "transferOut": entryType = .debit(.transferOut(toPurchaseKey: try field(d, "toPurchaseKey", String.self)))
             case "support": entryType = .debit(.support)
             case "badge": entryType = .debit(.badge)
             case "lapse": entryType = .debit(.lapse)
-            case let other: fatalError("unknown debit \(other)")
+            case let other: throw FixtureShapeError(description: "unknown debit \(other)")
             }
         }
-        return LedgerEntry(entryId: json["entryId"] as! String, changeMonths: json["changeMonths"] as! Int,
-                           balanceMonths: json["balanceMonths"] as! Int,
-                           balanceStartTs: utc(json["balanceStartTs"] as! String),
-                           balanceAnchorTs: utc(json["balanceAnchorTs"] as! String),
-                           balanceBadgeType: BadgeType(json["balanceBadgeType"] as! String),
+        return LedgerEntry(entryId: try field(json, "entryId", String.self), changeMonths: try field(json, "changeMonths", Int.self),
+                           balanceMonths: try field(json, "balanceMonths", Int.self),
+                           balanceStartTs: utc(try field(json, "balanceStartTs", String.self)),
+                           balanceAnchorTs: utc(try field(json, "balanceAnchorTs", String.self)),
+                           balanceBadgeType: BadgeType(try field(json, "balanceBadgeType", String.self)),
                            wasPausedSince: (json["wasPausedSince"] as? String).map(utc),
-                           createdAt: utc(json["createdAt"] as! String), entryType: entryType)
+                           createdAt: utc(try field(json, "createdAt", String.self)), entryType: entryType)
     }
+}
+
+/// An example document without the expected shape: the test fails, naming what is missing.
+struct FixtureShapeError: Error, CustomStringConvertible {
+    let description: String
+}
+
+/// `object[key]` as a `T`, or an error naming the key.
+func field<T>(_ object: Any, _ key: String, _ type: T.Type) throws -> T {
+    guard let value = (object as? [String: Any])?[key] as? T else {
+        throw FixtureShapeError(description: "example document: '\(key)' is missing or not \(T.self)")
+    }
+    return value
 }

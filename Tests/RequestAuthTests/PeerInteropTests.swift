@@ -7,7 +7,7 @@ import Testing
 
 /// Interoperability with an independent implementation: PyPI `http-message-signatures` 3.0.0
 /// (Tests/Peers/rfc9421_peer.py), signing as a third-party client would and verifying our signer.
-@Suite struct PeerInteropTests {
+@Suite(.timeLimit(.minutes(5))) struct PeerInteropTests {
     struct SignCase: Codable {
         var url: String
         var method = "POST"

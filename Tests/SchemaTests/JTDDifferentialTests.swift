@@ -21,7 +21,7 @@ import TestSupport
 ///    peer therefore validates without it, and our schema does not use the keyword.
 /// 4. `max_depth` counts the root frame, so `max_depth = n` follows only n − 1 nested refs;
 ///    ours follows n (``JTDValidationOptions/maxDepth``).
-@Suite struct JTDDifferentialTests {
+@Suite(.timeLimit(.minutes(5))) struct JTDDifferentialTests {
     /// Errors per case as the peer reports them, or its exception text.
     enum PeerResult: Equatable {
         case errors(Multiset<ValidationError>)

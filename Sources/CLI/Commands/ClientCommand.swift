@@ -5,6 +5,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import Ledger
+import Locking
 import RequestAuth
 import Schema
 
@@ -149,22 +150,20 @@ enum RPCClient {
             } catch { throw CommandFailure("cannot sign a request to \(url)") }
             for field in headers.fields { request.setValue(field.value, forHTTPHeaderField: field.name) }
         }
-        final class Box: @unchecked Sendable {
-            var result: Result<Reply, any Error> = .failure(CommandFailure("no reply"))
-        }
-        let box = Box()
+        let result = LockedValueBox<Result<Reply, any Error>>(.failure(CommandFailure("no reply")))
         let done = DispatchSemaphore(value: 0)
         URLSession.shared.dataTask(with: request) { data, response, error in
             if let error {
-                box.result = .failure(CommandFailure("cannot reach \(url): \(error.localizedDescription)"))
+                result.withLock { $0 = .failure(CommandFailure("cannot reach \(url): \(error.localizedDescription)")) }
             } else if let http = response as? HTTPURLResponse {
                 var headers = [String: String]()
                 for (k, v) in http.allHeaderFields { headers["\(k)".lowercased()] = "\(v)" }
-                box.result = .success(Reply(status: http.statusCode, body: Array(data ?? Data()), headers: headers))
+                let reply = Reply(status: http.statusCode, body: Array(data ?? Data()), headers: headers)
+                result.withLock { $0 = .success(reply) }
             }
             done.signal()
         }.resume()
         done.wait()
-        return try box.result.get()
+        return try result.withLock { $0 }.get()
     }
 }

@@ -23,9 +23,10 @@ public final class AccessLog: Sendable {
         buffering = flushInterval != nil
         if let flushInterval {
             let thread = Thread { [weak self] in
-                while let log = self {
-                    log.flush()
+                while true {
                     Thread.sleep(forTimeInterval: flushInterval)
+                    guard let log = self else { return }
+                    log.flush()
                 }
             }
             thread.name = "access-log"

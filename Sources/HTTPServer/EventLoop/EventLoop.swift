@@ -16,6 +16,10 @@ import Glibc
 ///   nothing allocated when a deadline moves (which happens several times per request).
 /// - Other threads (responders answering later, shutdown) reach the loop through a locked
 ///   inbox and an eventfd; writes to the eventfd are coalesced while a wake-up is pending.
+///
+/// `@unchecked Sendable`: other threads call only `requestShutdown` and `respond`, which touch
+/// the inbox under `lock` (or, on the loop's own thread, the loop-local inbox); everything else
+/// is used on the loop's thread alone.
 final class EventLoop: @unchecked Sendable {
     let context: ServerContext
     let clock = SystemConnectionClock()
