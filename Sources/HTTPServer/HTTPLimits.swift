@@ -16,8 +16,9 @@ public struct HTTPLimits: Sendable, Hashable {
     public var maxBodySize: Int
     /// Total octets of chunk extensions allowed in one chunked body (default 1 KiB); more → 400.
     public var maxChunkExtensionSize: Int
-    /// Largest trailer section of a chunked body, in octets (default 4 KiB); larger → 431.
-    /// Trailer fields are checked with the header rules and then discarded.
+    /// Largest trailer section of a chunked body (its field lines with their CRLFs), in octets
+    /// (default 4 KiB); larger → 431. Trailer fields are checked with the header rules and then
+    /// discarded.
     public var maxTrailerSectionSize: Int
     /// Empty lines (CRLF) tolerated before a request-line (default 4, RFC 9112 §2.2); more → 400.
     public var maxLeadingEmptyLines: Int

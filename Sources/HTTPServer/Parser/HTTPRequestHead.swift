@@ -57,7 +57,7 @@ extension HTTPRequestHead {
         // swiftlint:disable:next cyclomatic_complexity function_body_length
         mutating func build(methodRange: Range<Int>, targetRange: Range<Int>,
                             targetKind: HTTPRequestParser.TargetKind, version: HTTPVersion,
-                            fields: [HTTPRequestParser.FieldMarks]) -> Result<HTTPRequestHead, HTTPParserError> {
+                            fields: [FieldMarks]) -> Result<HTTPRequestHead, HTTPParserError> {
             var headers = HTTPHeaders(reservingCapacity: fields.count)
             var hostCount = 0
             var hostValue: UnsafeRawBufferPointer?

@@ -10,8 +10,8 @@
 /// trailer-section = *( field-line CRLF )
 /// ```
 ///
-/// Extensions are checked and ignored, their total length bounded. Trailer fields are checked
-/// with the header rules, bounded, and discarded: nothing in a trailer (a second
+/// Extensions are checked and ignored, their total length bounded. Trailer fields are read by
+/// the header section's scanner (the same grammar and line limit), bounded, and discarded: nothing in a trailer (a second
 /// Content-Length, Host, Authorization…) may change how the request is framed or judged.
 /// A chunk-size longer than 16 hex digits is refused (it cannot fit 64 bits even with
 /// leading zeros, and unbounded zeros would be an unbounded line).
@@ -20,7 +20,8 @@ struct ChunkedState {
         case size, sizeDigits, sizeWhitespace
         case extBeforeName, extName, extAfterName, extBeforeValue, extToken, extQuoted, extQuotedPair, extAfterValue
         case sizeLF, data, dataCR, dataLF
-        case trailerLineStart, trailerName, trailerValue, trailerLF, endLF
+        /// After the last chunk, in the trailer section, which `trailer` reads.
+        case trailers
     }
 
     var state: State = .size
@@ -29,29 +30,149 @@ struct ChunkedState {
     var remaining: UInt64 = 0
     var decoded = 0
     var extensionBytes = 0
-    var trailerBytes = 0
-    var trailerFields = 0
-    var trailerLineLength = 0
+    var trailer: FieldSectionScanner
+    /// Bytes of the trailer section read so far: the offsets `trailer` is fed.
+    var trailerOffset = 0
+
+    init(limits: HTTPLimits) {
+        trailer = FieldSectionScanner(.trailer(limits))
+    }
+}
+
+extension ChunkedState {
+    /// Whether a chunk-size line byte was taken (a CR moves on to `.sizeLF`) or broke the grammar.
+    enum SizeLineStep: Equatable {
+        case next
+        case error(HTTPParserError)
+    }
+
+    /// One byte of a chunk-size line: `chunk-size [ chunk-ext ]` up to its CR (RFC 9112 §7.1.1).
+    /// Extension octets (with the whitespace before them) count against `maxExtensionSize`
+    /// over the whole body, and the size against what `maxBodySize` leaves.
+    // swiftlint:disable:next cyclomatic_complexity function_body_length
+    mutating func scanSizeLine(_ b: UInt8, maxExtensionSize: Int, maxBodySize: Int) -> SizeLineStep {
+        let cr: UInt8 = 0x0D, lf: UInt8 = 0x0A, sp: UInt8 = 0x20, tab: UInt8 = 0x09
+        let semicolon = UInt8(ascii: ";"), equals = UInt8(ascii: "="), quote = UInt8(ascii: "\"")
+        if isInExtension && b != cr && b != lf {
+            extensionBytes += 1
+            guard extensionBytes <= maxExtensionSize else { return .error(.chunkExtensionTooLong) }
+        }
+        switch state {
+        case .size, .sizeDigits:
+            if HTTPGrammar.isHexDigit(b) {
+                sizeDigits += 1
+                guard sizeDigits <= 16 else { return .error(.invalidChunkSize) }
+                size = size << 4 | HTTPGrammar.hexValue(b)
+                guard size <= UInt64(maxBodySize - decoded) else {
+                    return .error(.bodyTooLarge)
+                }
+                state = .sizeDigits
+            } else if state == .size {
+                return .error(b == lf ? .bareLF : .invalidChunkSize)
+            } else if b == cr {
+                state = .sizeLF
+            } else if b == semicolon {
+                extensionBytes += 1
+                guard extensionBytes <= maxExtensionSize else {
+                    return .error(.chunkExtensionTooLong)
+                }
+                state = .extBeforeName
+            } else if b == sp || b == tab {
+                extensionBytes += 1
+                state = .sizeWhitespace
+            } else {
+                return .error(b == lf ? .bareLF : .invalidChunkSize)
+            }
+        case .sizeWhitespace:
+            // BWS is only allowed before a `;` that starts an extension.
+            extensionBytes += 1
+            guard extensionBytes <= maxExtensionSize else {
+                return .error(.chunkExtensionTooLong)
+            }
+            if b == semicolon {
+                state = .extBeforeName
+            } else if b != sp && b != tab {
+                return .error(b == lf ? .bareLF : .invalidChunkSize)
+            }
+        case .extBeforeName:
+            if HTTPGrammar.isTokenChar(b) {
+                state = .extName
+            } else if b != sp && b != tab {
+                return .error(b == lf ? .bareLF : .invalidChunkExtension)
+            }
+        case .extName, .extAfterName:
+            if HTTPGrammar.isTokenChar(b) && state == .extName {
+                // name continues
+            } else if b == sp || b == tab {
+                state = .extAfterName
+            } else if b == equals {
+                state = .extBeforeValue
+            } else if b == semicolon {
+                state = .extBeforeName
+            } else if b == cr {
+                state = .sizeLF
+            } else {
+                return .error(b == lf ? .bareLF : .invalidChunkExtension)
+            }
+        case .extBeforeValue:
+            if HTTPGrammar.isTokenChar(b) {
+                state = .extToken
+            } else if b == quote {
+                state = .extQuoted
+            } else if b != sp && b != tab {
+                return .error(b == lf ? .bareLF : .invalidChunkExtension)
+            }
+        case .extToken, .extAfterValue:
+            if HTTPGrammar.isTokenChar(b) && state == .extToken {
+                // value continues
+            } else if b == sp || b == tab {
+                state = .extAfterValue
+            } else if b == semicolon {
+                state = .extBeforeName
+            } else if b == cr {
+                state = .sizeLF
+            } else {
+                return .error(b == lf ? .bareLF : .invalidChunkExtension)
+            }
+        case .extQuoted:
+            // qdtext = HTAB / SP / %x21 / %x23-5B / %x5D-7E / obs-text
+            if b == quote {
+                state = .extAfterValue
+            } else if b == UInt8(ascii: "\\") {
+                state = .extQuotedPair
+            } else if !(b == tab || b == sp || (b >= 0x21 && b != 0x7F)) {
+                return .error(b == lf ? .bareLF : .invalidChunkExtension)
+            }
+        case .extQuotedPair:
+            // quoted-pair = "\" ( HTAB / SP / VCHAR / obs-text )
+            guard b == tab || b == sp || (b >= 0x21 && b != 0x7F) else {
+                return .error(b == lf ? .bareLF : .invalidChunkExtension)
+            }
+            state = .extQuoted
+        case .sizeLF, .data, .dataCR, .dataLF, .trailers:
+            preconditionFailure("not in a chunk-size line")
+        }
+        return .next
+    }
+
+    private var isInExtension: Bool {
+        switch state {
+        case .extBeforeName, .extName, .extAfterName, .extBeforeValue, .extToken, .extQuoted, .extQuotedPair,
+             .extAfterValue: true
+        default: false
+        }
+    }
 }
 
 extension HTTPRequestParser {
-    // swiftlint:disable:next cyclomatic_complexity function_body_length
+    /// The chunked body: chunk-size lines, chunk data (handed out as ranges of the input, never
+    /// copied), the CRLF after each chunk, then the trailer section through `chunk.trailer`.
     mutating func parseChunked(_ input: UnsafeRawBufferPointer) -> (event: Event, consumed: Int) {
         var c = chunk
         defer { chunk = c }
         let count = input.count
-        let cr: UInt8 = 0x0D, lf: UInt8 = 0x0A, sp: UInt8 = 0x20, tab: UInt8 = 0x09
-        let semicolon = UInt8(ascii: ";"), equals = UInt8(ascii: "="), quote = UInt8(ascii: "\"")
+        let cr: UInt8 = 0x0D, lf: UInt8 = 0x0A
         var i = 0
-
-        func isExtensionState(_ state: ChunkedState.State) -> Bool {
-            switch state {
-            case .extBeforeName, .extName, .extAfterName, .extBeforeValue, .extToken, .extQuoted,
-                 .extQuotedPair, .extAfterValue: true
-            default: false
-            }
-        }
-
         while i < count {
             if c.state == .data {
                 let take = Int(min(UInt64(count - i), c.remaining))
@@ -60,108 +181,17 @@ extension HTTPRequestParser {
                 return (.body(i..<(i + take)), i + take)
             }
             let b = input[i]
-            if isExtensionState(c.state) && b != cr && b != lf {
-                c.extensionBytes += 1
-                guard c.extensionBytes <= limits.maxChunkExtensionSize else {
-                    return fail(.chunkExtensionTooLong, consumed: i)
-                }
-            }
             switch c.state {
-            case .size, .sizeDigits:
-                if HTTPGrammar.isHexDigit(b) {
-                    c.sizeDigits += 1
-                    guard c.sizeDigits <= 16 else { return fail(.invalidChunkSize, consumed: i) }
-                    c.size = c.size << 4 | HTTPGrammar.hexValue(b)
-                    guard c.size <= UInt64(limits.maxBodySize - c.decoded) else {
-                        return fail(.bodyTooLarge, consumed: i)
-                    }
-                    c.state = .sizeDigits
-                } else if c.state == .size {
-                    return fail(b == lf ? .bareLF : .invalidChunkSize, consumed: i)
-                } else if b == cr {
-                    c.state = .sizeLF
-                } else if b == semicolon {
-                    c.extensionBytes += 1
-                    guard c.extensionBytes <= limits.maxChunkExtensionSize else {
-                        return fail(.chunkExtensionTooLong, consumed: i)
-                    }
-                    c.state = .extBeforeName
-                } else if b == sp || b == tab {
-                    c.extensionBytes += 1
-                    c.state = .sizeWhitespace
-                } else {
-                    return fail(b == lf ? .bareLF : .invalidChunkSize, consumed: i)
+            case .size, .sizeDigits, .sizeWhitespace, .extBeforeName, .extName, .extAfterName, .extBeforeValue,
+                 .extToken, .extQuoted, .extQuotedPair, .extAfterValue:
+                if case .error(let error) = c.scanSizeLine(b, maxExtensionSize: limits.maxChunkExtensionSize,
+                                                           maxBodySize: limits.maxBodySize) {
+                    return fail(error, consumed: i)
                 }
-            case .sizeWhitespace:
-                // BWS is only allowed before a `;` that starts an extension.
-                c.extensionBytes += 1
-                guard c.extensionBytes <= limits.maxChunkExtensionSize else {
-                    return fail(.chunkExtensionTooLong, consumed: i)
-                }
-                if b == semicolon {
-                    c.state = .extBeforeName
-                } else if b != sp && b != tab {
-                    return fail(b == lf ? .bareLF : .invalidChunkSize, consumed: i)
-                }
-            case .extBeforeName:
-                if HTTPGrammar.isTokenChar(b) {
-                    c.state = .extName
-                } else if b != sp && b != tab {
-                    return fail(b == lf ? .bareLF : .invalidChunkExtension, consumed: i)
-                }
-            case .extName, .extAfterName:
-                if HTTPGrammar.isTokenChar(b) && c.state == .extName {
-                    // name continues
-                } else if b == sp || b == tab {
-                    c.state = .extAfterName
-                } else if b == equals {
-                    c.state = .extBeforeValue
-                } else if b == semicolon {
-                    c.state = .extBeforeName
-                } else if b == cr {
-                    c.state = .sizeLF
-                } else {
-                    return fail(b == lf ? .bareLF : .invalidChunkExtension, consumed: i)
-                }
-            case .extBeforeValue:
-                if HTTPGrammar.isTokenChar(b) {
-                    c.state = .extToken
-                } else if b == quote {
-                    c.state = .extQuoted
-                } else if b != sp && b != tab {
-                    return fail(b == lf ? .bareLF : .invalidChunkExtension, consumed: i)
-                }
-            case .extToken, .extAfterValue:
-                if HTTPGrammar.isTokenChar(b) && c.state == .extToken {
-                    // value continues
-                } else if b == sp || b == tab {
-                    c.state = .extAfterValue
-                } else if b == semicolon {
-                    c.state = .extBeforeName
-                } else if b == cr {
-                    c.state = .sizeLF
-                } else {
-                    return fail(b == lf ? .bareLF : .invalidChunkExtension, consumed: i)
-                }
-            case .extQuoted:
-                // qdtext = HTAB / SP / %x21 / %x23-5B / %x5D-7E / obs-text
-                if b == quote {
-                    c.state = .extAfterValue
-                } else if b == UInt8(ascii: "\\") {
-                    c.state = .extQuotedPair
-                } else if !(b == tab || b == sp || (b >= 0x21 && b != 0x7F)) {
-                    return fail(b == lf ? .bareLF : .invalidChunkExtension, consumed: i)
-                }
-            case .extQuotedPair:
-                // quoted-pair = "\" ( HTAB / SP / VCHAR / obs-text )
-                guard b == tab || b == sp || (b >= 0x21 && b != 0x7F) else {
-                    return fail(b == lf ? .bareLF : .invalidChunkExtension, consumed: i)
-                }
-                c.state = .extQuoted
             case .sizeLF:
                 guard b == lf else { return fail(.bareCR, consumed: i) }
                 if c.size == 0 {
-                    c.state = .trailerLineStart
+                    c.state = .trailers
                 } else {
                     c.decoded += Int(c.size)
                     c.remaining = c.size
@@ -177,53 +207,14 @@ extension HTTPRequestParser {
             case .dataLF:
                 guard b == lf else { return fail(.invalidChunkFraming, consumed: i) }
                 c.state = .size
-            case .trailerLineStart, .trailerName, .trailerValue, .trailerLF, .endLF:
-                c.trailerBytes += 1
-                guard c.trailerBytes <= limits.maxTrailerSectionSize else {
-                    return fail(.trailerSectionTooLarge, consumed: i)
-                }
-                switch c.state {
-                case .trailerLineStart:
-                    if HTTPGrammar.isTokenChar(b) {
-                        c.trailerFields += 1
-                        guard c.trailerFields <= limits.maxHeaderFields else { return fail(.tooManyFields, consumed: i) }
-                        c.trailerLineLength = 1
-                        c.state = .trailerName
-                    } else if b == cr {
-                        c.state = .endLF
-                    } else if b == lf {
-                        return fail(.bareLF, consumed: i)
-                    } else if b == sp || b == tab {
-                        return fail(.obsoleteLineFolding, consumed: i)
-                    } else {
-                        return fail(.invalidFieldName, consumed: i)
-                    }
-                case .trailerName, .trailerValue:
-                    if b == cr && c.state == .trailerValue {
-                        c.state = .trailerLF
-                        break
-                    }
-                    c.trailerLineLength += 1
-                    guard c.trailerLineLength <= limits.maxFieldLineLength else {
-                        return fail(.fieldLineTooLong, consumed: i)
-                    }
-                    if c.state == .trailerName {
-                        if b == UInt8(ascii: ":") {
-                            c.state = .trailerValue
-                        } else if b == sp || b == tab {
-                            return fail(.whitespaceBeforeColon, consumed: i)
-                        } else if !HTTPGrammar.isTokenChar(b) {
-                            return fail(b == lf ? .bareLF : .invalidFieldName, consumed: i)
-                        }
-                    } else if !HTTPGrammar.isFieldValueByte(b) {
-                        return fail(b == lf ? .bareLF : .invalidFieldValue, consumed: i)
-                    }
-                case .trailerLF:
-                    guard b == lf else { return fail(.bareCR, consumed: i) }
-                    c.state = .trailerLineStart
-                default:  // .endLF
-                    guard b == lf else { return fail(.bareCR, consumed: i) }
-                    c = ChunkedState()
+            case .trailers:
+                let step = c.trailer.scan(b, at: c.trailerOffset)
+                c.trailerOffset += 1
+                switch step {
+                case .next, .field: break  // trailer fields are discarded
+                case .error(let error): return fail(error, consumed: i)
+                case .end:
+                    c = ChunkedState(limits: limits)
                     reset()
                     return (.end, i + 1)
                 }

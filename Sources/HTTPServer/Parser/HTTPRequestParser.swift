@@ -41,19 +41,11 @@ package struct HTTPRequestParser {
     enum HeadState: UInt8 {
         case lineStart, leadingLF, method, targetStart, target, targetPercent1, targetPercent2
         case version, requestLineCR, requestLineLF
-        case fieldLineStart, fieldName, valueLeadingWhitespace, value, fieldLineLF, headEndLF
+        /// In the header section, which `fieldScanner` reads.
+        case fields
     }
 
     enum TargetKind: UInt8 { case origin, asterisk, absolute }
-
-    /// Offsets of one field line inside the head.
-    struct FieldMarks {
-        var nameStart: Int32
-        var nameEnd: Int32
-        var valueStart: Int32
-        var valueEnd: Int32
-        var hasObsText: Bool
-    }
 
     var phase: Phase = .head
 
@@ -71,20 +63,17 @@ package struct HTTPRequestParser {
     var versionIndex = 0
     var versionMajor: UInt8 = 0
     var versionMinor: UInt8 = 0
-    var sectionStart = 0
-    var lineStart = 0
-    var nameEnd = 0
-    var valueStart = 0
-    var valueEnd = 0
-    var valueHasObsText = false
+    var fieldScanner: FieldSectionScanner
     var fields: [FieldMarks] = []
 
     // Chunked body state.
-    var chunk = ChunkedState()
+    var chunk: ChunkedState
 
     /// A parser for one connection.
     package init(limits: HTTPLimits = HTTPLimits()) {
         self.limits = limits
+        fieldScanner = FieldSectionScanner(.header(limits))
+        chunk = ChunkedState(limits: limits)
     }
 
     /// True between the first byte of a request and its `.end` (or error).
@@ -134,7 +123,7 @@ package struct HTTPRequestParser {
         methodCode = 0
         versionIndex = 0
         fields.removeAll(keepingCapacity: true)
-        chunk = ChunkedState()
+        chunk = ChunkedState(limits: limits)
     }
 
     mutating func fail(_ error: HTTPParserError, consumed: Int) -> (event: Event, consumed: Int) {
@@ -156,6 +145,8 @@ package struct HTTPRequestParser {
         methodLength == 4 && methodCode == Self.headCode && headState != .method
     }
 
+    /// The request-line byte by byte, then the header section through `fieldScanner`; the head
+    /// is built when the section ends.
     // swiftlint:disable:next cyclomatic_complexity function_body_length
     private mutating func parseHead(_ input: UnsafeRawBufferPointer) -> (event: Event, consumed: Int) {
         let count = input.count
@@ -164,11 +155,9 @@ package struct HTTPRequestParser {
         var i = 0
         let table = HTTPGrammar.table
         let cr: UInt8 = 0x0D, lf: UInt8 = 0x0A, sp: UInt8 = 0x20, tab: UInt8 = 0x09
-        let maxLine = limits.maxFieldLineLength, maxSection = limits.maxHeaderSectionSize
         let maxTarget = limits.maxTargetLength
 
         @inline(__always) func isToken(_ b: UInt8) -> Bool { table[Int(b)] & HTTPGrammar.tokenFlag != 0 }
-        @inline(__always) func isFieldVChar(_ b: UInt8) -> Bool { table[Int(b)] & HTTPGrammar.fieldVCharFlag != 0 }
 
         while i < count {
             let b = input[i]
@@ -281,96 +270,14 @@ package struct HTTPRequestParser {
                 if targetKind == .asterisk && !(methodCode == Self.optionsCode && methodLength == 7) {
                     return fail(.asteriskFormWithoutOptions, consumed: i)
                 }
-                sectionStart = pos + 1
-                state = .fieldLineStart
-            case .fieldLineStart:
-                if isToken(b) {
-                    guard fields.count < limits.maxHeaderFields else { return fail(.tooManyFields, consumed: i) }
-                    guard pos - sectionStart < maxSection else { return fail(.headerSectionTooLarge, consumed: i) }
-                    lineStart = pos
-                    state = .fieldName
-                } else if b == cr {
-                    state = .headEndLF
-                } else if b == lf {
-                    return fail(.bareLF, consumed: i)
-                } else if b == sp || b == tab {
-                    return fail(.obsoleteLineFolding, consumed: i)
-                } else {
-                    return fail(.invalidFieldName, consumed: i)
-                }
-            case .fieldName:
-                guard pos - lineStart < maxLine else { return fail(.fieldLineTooLong, consumed: i) }
-                guard pos - sectionStart < maxSection else { return fail(.headerSectionTooLarge, consumed: i) }
-                if isToken(b) {
-                    // name continues
-                } else if b == UInt8(ascii: ":") {
-                    nameEnd = pos
-                    valueHasObsText = false
-                    state = .valueLeadingWhitespace
-                } else if b == sp || b == tab {
-                    return fail(.whitespaceBeforeColon, consumed: i)
-                } else if b == lf {
-                    return fail(.bareLF, consumed: i)
-                } else {
-                    return fail(.invalidFieldName, consumed: i)
-                }
-            case .valueLeadingWhitespace, .value:
-                if b == cr {
-                    if state == .valueLeadingWhitespace {
-                        valueStart = pos
-                        valueEnd = pos
-                    }
-                    state = .fieldLineLF
-                    break
-                }
-                guard pos - lineStart < maxLine else { return fail(.fieldLineTooLong, consumed: i) }
-                guard pos - sectionStart < maxSection else { return fail(.headerSectionTooLarge, consumed: i) }
-                if isFieldVChar(b) {
-                    if state == .valueLeadingWhitespace {
-                        valueStart = pos
-                        state = .value
-                    }
-                    valueEnd = pos + 1
-                    if b >= 0x80 { valueHasObsText = true }
-                } else if b == sp || b == tab {
-                    // optional whitespace: trimmed at the ends, kept inside
-                } else if b == lf {
-                    return fail(.bareLF, consumed: i)
-                } else {
-                    return fail(.invalidFieldValue, consumed: i)
-                }
-            case .fieldLineLF:
-                guard b == lf else { return fail(.bareCR, consumed: i) }
-                guard pos - sectionStart < maxSection else { return fail(.headerSectionTooLarge, consumed: i) }
-                fields.append(FieldMarks(nameStart: Int32(lineStart), nameEnd: Int32(nameEnd),
-                                         valueStart: Int32(valueStart), valueEnd: Int32(valueEnd),
-                                         hasObsText: valueHasObsText))
-                state = .fieldLineStart
-            case .headEndLF:
-                guard b == lf else { return fail(.bareCR, consumed: i) }
-                let consumed = i + 1
-                let result: Result<HTTPRequestHead, HTTPParserError>
-                if headBytes.isEmpty {
-                    result = makeHead(UnsafeRawBufferPointer(rebasing: input[0..<consumed]))
-                } else {
-                    headBytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: input[0..<consumed]))
-                    result = headBytes.withUnsafeBytes { makeHead($0) }
-                }
-                switch result {
-                case .failure(let error):
-                    return fail(error, consumed: consumed)
-                case .success(let head):
-                    headState = .lineStart
-                    headLength = 0
-                    headBytes.removeAll(keepingCapacity: headBytes.capacity <= 4096)
-                    switch head.framing {
-                    case .none: phase = .fixedBody(remaining: 0)
-                    case .contentLength(let length): phase = .fixedBody(remaining: length)
-                    case .chunked:
-                        chunk = ChunkedState()
-                        phase = .chunked
-                    }
-                    return (.head(head), consumed)
+                fieldScanner = FieldSectionScanner(.header(limits), sectionStart: pos + 1)
+                state = .fields
+            case .fields:
+                switch fieldScanner.scan(b, at: pos) {
+                case .next: break
+                case .field(let marks): fields.append(marks)
+                case .error(let error): return fail(error, consumed: i)
+                case .end: return completeHead(input, consumed: i + 1)
                 }
             }
             i += 1
@@ -381,6 +288,34 @@ package struct HTTPRequestParser {
         // Bounded by the limits checked above, plus the leading empty lines.
         headBytes.append(contentsOf: input)
         return (.needMoreData, count)
+    }
+
+    /// The empty line ending the head has been read (`consumed` bytes of `input`): builds the
+    /// head from its bytes and sets up the body.
+    private mutating func completeHead(_ input: UnsafeRawBufferPointer, consumed: Int) -> (event: Event, consumed: Int) {
+        let result: Result<HTTPRequestHead, HTTPParserError>
+        if headBytes.isEmpty {
+            result = makeHead(UnsafeRawBufferPointer(rebasing: input[0..<consumed]))
+        } else {
+            headBytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: input[0..<consumed]))
+            result = headBytes.withUnsafeBytes { makeHead($0) }
+        }
+        switch result {
+        case .failure(let error):
+            return fail(error, consumed: consumed)
+        case .success(let head):
+            headState = .lineStart
+            headLength = 0
+            headBytes.removeAll(keepingCapacity: headBytes.capacity <= 4096)
+            switch head.framing {
+            case .none: phase = .fixedBody(remaining: 0)
+            case .contentLength(let length): phase = .fixedBody(remaining: length)
+            case .chunked:
+                chunk = ChunkedState(limits: limits)
+                phase = .chunked
+            }
+            return (.head(head), consumed)
+        }
     }
 
     private static let httpSlash: [UInt8] = Array("HTTP/".utf8)
