@@ -33,7 +33,7 @@ let package = Package(
         .target(name: "Schema", dependencies: ["BadgeCore", "Ledger"], swiftSettings: strict),
         .target(name: "RequestAuth", dependencies: ["Crypto", "BadgeCore"], swiftSettings: strict),
         .target(name: "BBS", dependencies: ["Crypto"], swiftSettings: optimised),
-        .target(name: "Credentials", dependencies: ["BBS", "Crypto", "BadgeCore"], swiftSettings: strict),
+        .target(name: "Credentials", dependencies: ["BBS", "BadgeCore"], swiftSettings: strict),
         .target(name: "Ledger", dependencies: ["BadgeCore"], swiftSettings: strict),
         .target(name: "Storage", dependencies: ["CSQLite", "BadgeCore", "Ledger"], swiftSettings: strict),
         .target(name: "Handlers",
@@ -54,8 +54,8 @@ let package = Package(
         .executableTarget(name: "bbs-bench", dependencies: ["BBS", "Credentials", "BadgeCore"], path: "bench/bbs",
                           exclude: ["run", "blst_timing.py"], swiftSettings: optimised),
 
-        .testTarget(name: "BadgeCoreTests", dependencies: ["TestSupport", "BadgeCore"], swiftSettings: strict),
-        .testTarget(name: "CryptoTests", dependencies: ["TestSupport", "Crypto"], swiftSettings: strict),
+        .testTarget(name: "BadgeCoreTests", dependencies: ["BadgeCore"], swiftSettings: strict),
+        .testTarget(name: "CryptoTests", dependencies: ["Crypto"], swiftSettings: strict),
         .testTarget(name: "HTTPServerTests", dependencies: ["TestSupport", "HTTPServer", "Locking"], swiftSettings: strict),
         .testTarget(name: "SchemaTests", dependencies: ["TestSupport", "Schema"], swiftSettings: strict),
         .testTarget(name: "RequestAuthTests", dependencies: ["TestSupport", "RequestAuth", "Crypto"], swiftSettings: strict),
@@ -64,8 +64,8 @@ let package = Package(
         .testTarget(name: "LedgerTests", dependencies: ["TestSupport", "Ledger", "Crypto"], swiftSettings: strict),
         .testTarget(name: "StorageTests", dependencies: ["TestSupport", "Storage"], swiftSettings: strict),
         .testTarget(name: "HandlersTests", dependencies: ["TestSupport", "Handlers"], swiftSettings: strict),
-        .testTarget(name: "GatewayTests", dependencies: ["TestSupport", "Gateway", "HTTPServer", "RequestAuth", "Schema"], swiftSettings: strict),
+        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "HTTPServer", "RequestAuth", "Schema"], swiftSettings: strict),
         .testTarget(name: "CLITests", dependencies: ["TestSupport", "CLI", "HTTPServer"], swiftSettings: strict),
-        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Locking", "Schema", "Crypto", "RequestAuth", "Ledger", "Storage", "BadgeCore"], swiftSettings: strict),
+        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Schema", "Crypto", "RequestAuth", "Ledger", "Storage", "BadgeCore"], swiftSettings: strict),
     ]
 )

@@ -1,5 +1,4 @@
 import Foundation
-import Locking
 
 /// Runs a Python peer (an independent implementation from PyPI, pinned in
 /// Tests/Peers/requirements.txt) in the virtual environment `scripts/peers-venv` made.
@@ -27,36 +26,14 @@ public enum PeerPython {
         guard FileManager.default.isExecutableFile(atPath: python) else {
             throw Failure(status: -1, stderr: "no peer interpreter at \(python); run scripts/peers-venv")
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [Repository.root.appendingPathComponent("Tests/Peers").appendingPathComponent(script).path] + arguments
         var env = ProcessInfo.processInfo.environment
         for (k, v) in environment { env[k] = v }
-        process.environment = env
-        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = stderr
-        try process.run()
-        let errBox = LockedValueBox<Data?>(nil)  // nil until standard error is read to its end
-        let errThread = Thread {
-            let data = stderr.fileHandleForReading.readDataToEndOfFile()
-            errBox.withLock { $0 = data }
+        let scriptPath = Repository.root.appendingPathComponent("Tests/Peers").appendingPathComponent(script).path
+        let result = try runChildProcess(python, arguments: [scriptPath] + arguments, environment: env, input: input)
+        guard result.status == 0 else {
+            throw Failure(status: result.status, stderr: String(decoding: result.stderr, as: UTF8.self))
         }
-        errThread.start()
-        stdin.fileHandleForWriting.write(input)
-        try stdin.fileHandleForWriting.close()
-        let out = stdout.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        var errData = errBox.withLock { $0 }
-        while errData == nil {
-            usleep(1000)
-            errData = errBox.withLock { $0 }
-        }
-        guard process.terminationStatus == 0 else {
-            throw Failure(status: process.terminationStatus, stderr: String(decoding: errData ?? Data(), as: UTF8.self))
-        }
-        return out
+        return result.stdout
     }
 }
 

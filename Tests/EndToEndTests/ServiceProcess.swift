@@ -1,6 +1,5 @@
 import Foundation
 import Glibc
-import Locking
 import TestSupport
 
 /// The real `badge-service` binary run by a test: `serve` on a free loopback port with its own
@@ -91,30 +90,10 @@ struct CLIResult {
     let stderr: String
 
     static func run(_ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]) throws -> CLIResult {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: ServiceProcess.executable)
-        p.arguments = arguments
-        if let directory { p.currentDirectoryURL = directory }
         var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("BADGE_SERVICE_") }
         for (k, v) in environment { env[k] = v }
-        p.environment = env
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        // Read both to the end before waiting, so a full pipe cannot block the child.
-        let errData = LockedValueBox<Data?>(nil)  // nil until standard error is read to its end
-        let reader = Thread {
-            let data = err.fileHandleForReading.readDataToEndOfFile()
-            errData.withLock { $0 = data }
-        }
-        reader.start()
-        let o = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        guard waitUntil(timeout: .seconds(30), { errData.withLock { $0 } != nil }) else {
-            throw ServiceProcess.Failure("\(arguments.first ?? "badge-service"): standard error still open 30 s after exit")
-        }
-        return CLIResult(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
-                         stderr: String(decoding: errData.withLock { $0 } ?? Data(), as: UTF8.self))
+        let result = try runChildProcess(ServiceProcess.executable, arguments: arguments, environment: env, directory: directory)
+        return CLIResult(status: result.status, stdout: String(decoding: result.stdout, as: UTF8.self),
+                         stderr: String(decoding: result.stderr, as: UTF8.self))
     }
 }

@@ -108,12 +108,6 @@ package struct HTTPConnectionStateMachine<Clock: HTTPConnectionClock> {
         }
     }
 
-    /// True while no request is in progress (the connection may be closed without losing work).
-    package var isIdle: Bool {
-        if case .idle = state { return true }
-        return false
-    }
-
     /// True once the machine asked for the socket to close (or it was closed).
     package var isClosed: Bool { state == .closed }
 

@@ -36,8 +36,6 @@ package enum HTTPGrammar {
     package static func isFieldValueByte(_ byte: UInt8) -> Bool {
         byte == 0x20 || byte == 0x09 || table[Int(byte)] & fieldVCharFlag != 0
     }
-    /// A byte allowed in an origin-form or absolute-form request-target (before `%XX` checks).
-    package static func isTargetChar(_ byte: UInt8) -> Bool { table[Int(byte)] & targetFlag != 0 }
     /// HEXDIG, either case.
     package static func isHexDigit(_ byte: UInt8) -> Bool { table[Int(byte)] & hexFlag != 0 }
     /// DIGIT.

@@ -94,9 +94,6 @@ public enum HTTPParserError: Error, Hashable, Sendable, CustomStringConvertible,
         }
     }
 
-    /// Always true: see the type's documentation.
-    public var closesConnection: Bool { true }
-
     /// A short explanation, sent as the `message` of the error body.
     public var description: String {
         switch self {

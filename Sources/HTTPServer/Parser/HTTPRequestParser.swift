@@ -76,21 +76,6 @@ package struct HTTPRequestParser {
         chunk = ChunkedState(limits: limits)
     }
 
-    /// True between the first byte of a request and its `.end` (or error).
-    package var isMidRequest: Bool {
-        switch phase {
-        case .head: headLength > 0
-        case .fixedBody, .chunked: true
-        case .failed: false
-        }
-    }
-
-    /// True while the head of the current request is still incomplete.
-    package var isReadingHead: Bool {
-        if case .head = phase { return true }
-        return false
-    }
-
     /// Consumes bytes from the start of `input` and reports one event.
     package mutating func parse(_ input: UnsafeRawBufferPointer) -> (event: Event, consumed: Int) {
         switch phase {
