@@ -1,5 +1,6 @@
 import BBS
 import Foundation
+import TestSupport
 import Testing
 
 @Suite struct ExpandMessageTests {
@@ -7,8 +8,8 @@ import Testing
     @Test(arguments: ["h2c/expand_message_xmd_SHA256_38.json", "h2c/expand_message_xmd_SHA256_256.json"])
     func rfc9380Vectors(file: String) throws {
         let suite = try referenceJSON(file)
-        let dst = Array((suite["DST"] as! String).utf8)
-        let tests = suite["tests"] as! [[String: String]]
+        let dst = try Array(field(suite, "DST", String.self).utf8)
+        let tests = try field(suite, "tests", [[String: String]].self)
         #expect(tests.count == 10)
         for t in tests {
             let length = Int(t["len_in_bytes"]!.dropFirst(2), radix: 16)!
@@ -28,17 +29,17 @@ import Testing
     /// RFC 9380 J.9.1: u values, both mapped points Q0/Q1 and the final P for five messages.
     @Test func rfc9380Vectors() throws {
         let suite = try referenceJSON("h2c/BLS12381G1_XMD-SHA-256_SSWU_RO_.json")
-        let dst = Array((suite["dst"] as! String).utf8)
-        let vectors = suite["vectors"] as! [[String: Any]]
+        let dst = try Array(field(suite, "dst", String.self).utf8)
+        let vectors = try field(suite, "vectors", [[String: Any]].self)
         #expect(vectors.count == 5)
         for v in vectors {
-            let msg = Array((v["msg"] as! String).utf8)
-            let u = v["u"] as! [String]
+            let msg = try Array(field(v, "msg", String.self).utf8)
+            let u = try field(v, "u", [String].self)
             let (u0, u1) = HashToG1.hashToField(msg, dst: dst)
             #expect(u0 == fp(u[0]) && u1 == fp(u[1]))
             for (point, name) in [(HashToG1.mapToCurve(u0), "Q0"), (HashToG1.mapToCurve(u1), "Q1"),
                                   (HashToG1.hash(msg, dst: dst), "P")] {
-                let expected = v[name] as! [String: String]
+                let expected = try field(v, name, [String: String].self)
                 let affine = try #require(point.affine)
                 #expect(affine.x == fp(expected["x"]!) && affine.y == fp(expected["y"]!), "\(name) of \(msg.count)-byte message")
             }

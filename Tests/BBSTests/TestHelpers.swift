@@ -19,7 +19,10 @@ func hexString(_ bytes: some Sequence<UInt8>) -> String {
 /// A reference JSON file under /work/shared/reference (throws when missing).
 func referenceJSON(_ relative: String) throws -> [String: Any] {
     let data = try Repository.referenceData(relative)
-    return try JSONSerialization.jsonObject(with: data) as! [String: Any]
+    guard let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+        throw FixtureShapeError("\(relative) is not a JSON object")
+    }
+    return object
 }
 
 /// A field element from `0x`-prefixed big-endian hex as the RFC 9380 vectors write it.

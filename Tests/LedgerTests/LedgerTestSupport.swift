@@ -92,7 +92,7 @@ enum ExampleDocument {
             case "support": entryType = .credit(.support)
             case "transferIn": entryType = .credit(.transferIn(fromPurchaseKey: try field(c, "fromPurchaseKey", String.self)))
             case "opening": entryType = .credit(.opening)
-            case let other: throw FixtureShapeError(description: "unknown credit \(other)")
+            case let other: throw FixtureShapeError("unknown credit \(other)")
             }
         } else {
             let d = try field(type, "debit", [String: Any].self)
@@ -103,7 +103,7 @@ enum ExampleDocument {
             case "support": entryType = .debit(.support)
             case "badge": entryType = .debit(.badge)
             case "lapse": entryType = .debit(.lapse)
-            case let other: throw FixtureShapeError(description: "unknown debit \(other)")
+            case let other: throw FixtureShapeError("unknown debit \(other)")
             }
         }
         return LedgerEntry(entryId: try field(json, "entryId", String.self), changeMonths: try field(json, "changeMonths", Int.self),
@@ -114,17 +114,4 @@ enum ExampleDocument {
                            wasPausedSince: (json["wasPausedSince"] as? String).map(utc),
                            createdAt: utc(try field(json, "createdAt", String.self)), entryType: entryType)
     }
-}
-
-/// An example document without the expected shape: the test fails, naming what is missing.
-struct FixtureShapeError: Error, CustomStringConvertible {
-    let description: String
-}
-
-/// `object[key]` as a `T`, or an error naming the key.
-func field<T>(_ object: Any, _ key: String, _ type: T.Type) throws -> T {
-    guard let value = (object as? [String: Any])?[key] as? T else {
-        throw FixtureShapeError(description: "example document: '\(key)' is missing or not \(T.self)")
-    }
-    return value
 }

@@ -53,13 +53,8 @@ public final class Metrics: Sendable {
     public func render() -> String {
         let (requests, latency, statuses, storeCalls) = counts.withLock { ($0.requests, $0.latency, $0.statuses, $0.storeCalls) }
         var out = ""
-        out += "# HELP badge_requests_total Requests answered, by command and result code.\n"
-        out += "# TYPE badge_requests_total counter\n"
-        for (command, results) in requests.sorted(by: { $0.key < $1.key }) {
-            for (result, n) in results.sorted(by: { $0.key < $1.key }) {
-                out += "badge_requests_total{command=\"\(escape(command))\",result=\"\(escape(result))\"} \(n)\n"
-            }
-        }
+        appendCounter(&out, "badge_requests_total", help: "Requests answered, by command and result code.",
+                      labels: ("command", "result"), requests)
         out += "# HELP badge_http_responses_total Responses sent, by HTTP status.\n"
         out += "# TYPE badge_http_responses_total counter\n"
         for (status, n) in statuses.sorted(by: { $0.key < $1.key }) {
@@ -77,17 +72,23 @@ public final class Metrics: Sendable {
             out += "badge_request_duration_seconds_sum{command=\"\(escape(command))\"} \(h.sum)\n"
             out += "badge_request_duration_seconds_count{command=\"\(escape(command))\"} \(h.total)\n"
         }
-        out += "# HELP badge_store_calls_total Calls to stores and payment providers, by outcome.\n"
-        out += "# TYPE badge_store_calls_total counter\n"
-        for (store, outcomes) in storeCalls.sorted(by: { $0.key < $1.key }) {
-            for (outcome, n) in outcomes.sorted(by: { $0.key < $1.key }) {
-                out += "badge_store_calls_total{store=\"\(escape(store))\",outcome=\"\(escape(outcome))\"} \(n)\n"
-            }
-        }
+        appendCounter(&out, "badge_store_calls_total", help: "Calls to stores and payment providers, by outcome.",
+                      labels: ("store", "outcome"), storeCalls)
         out += "# HELP badge_open_connections HTTP connections open now.\n"
         out += "# TYPE badge_open_connections gauge\n"
         out += "badge_open_connections \(openConnections())\n"
         return out
+    }
+
+    /// A counter with two labels, in a stable order.
+    private func appendCounter(_ out: inout String, _ name: String, help: String, labels: (String, String),
+                               _ counts: [String: [String: UInt64]]) {
+        out += "# HELP \(name) \(help)\n# TYPE \(name) counter\n"
+        for (first, inner) in counts.sorted(by: { $0.key < $1.key }) {
+            for (second, n) in inner.sorted(by: { $0.key < $1.key }) {
+                out += "\(name){\(labels.0)=\"\(escape(first))\",\(labels.1)=\"\(escape(second))\"} \(n)\n"
+            }
+        }
     }
 
     private func escape(_ s: String) -> String {
