@@ -100,12 +100,15 @@ extension ChunkedState {
             } else if b != sp && b != tab {
                 return .error(b == lf ? .bareLF : .invalidChunkExtension)
             }
-        case .extName, .extAfterName:
-            if HTTPGrammar.isTokenChar(b) && state == .extName {
-                // name continues
+        case .extName, .extAfterName, .extToken, .extAfterValue:
+            // After a name or a value: the token goes on until whitespace; then only `=` (after a
+            // name), the next extension or the end of the line.
+            let afterName = state == .extName || state == .extAfterName
+            if HTTPGrammar.isTokenChar(b) && (state == .extName || state == .extToken) {
+                // name or value continues
             } else if b == sp || b == tab {
-                state = .extAfterName
-            } else if b == equals {
+                state = afterName ? .extAfterName : .extAfterValue
+            } else if b == equals && afterName {
                 state = .extBeforeValue
             } else if b == semicolon {
                 state = .extBeforeName
@@ -120,18 +123,6 @@ extension ChunkedState {
             } else if b == quote {
                 state = .extQuoted
             } else if b != sp && b != tab {
-                return .error(b == lf ? .bareLF : .invalidChunkExtension)
-            }
-        case .extToken, .extAfterValue:
-            if HTTPGrammar.isTokenChar(b) && state == .extToken {
-                // value continues
-            } else if b == sp || b == tab {
-                state = .extAfterValue
-            } else if b == semicolon {
-                state = .extBeforeName
-            } else if b == cr {
-                state = .sizeLF
-            } else {
                 return .error(b == lf ? .bareLF : .invalidChunkExtension)
             }
         case .extQuoted:
