@@ -1,7 +1,7 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-/// Targets follow the data flow of ARCHITECTURE.md §1: pure rules (BadgeCore, Schema, Ledger, BBS)
+/// Targets follow the data flow (README, Layout): pure rules (BadgeCore, Schema, Ledger, BBS)
 /// at the bottom, side effects (HTTPServer, Storage, Crypto over OpenSSL) at the edges,
 /// Handlers in between, the HTTP surface (Gateway) and the commands (CLI) above them, and the
 /// `badge-service` executable wiring them together.

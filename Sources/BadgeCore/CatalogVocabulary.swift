@@ -1,5 +1,5 @@
 /// Whether a catalog item is offered: deprecated items are still sent and accepted at
-/// invoice creation; disabled ones are omitted and refused (spec "Catalog").
+/// invoice creation; disabled ones are omitted and refused (docs/protocol.md, Catalog).
 public enum ItemStatus: String, Hashable, Sendable, CaseIterable {
     case active, deprecated, disabled
 }

@@ -24,7 +24,7 @@ public struct CommandFailure: Error, CustomStringConvertible {
     public var description: String { message }
 }
 
-/// The `badge-service` command line (ARCHITECTURE.md §3).
+/// The `badge-service` command line (README, Operator commands).
 public enum BadgeServiceCLI {
     static let usage = """
         badge-service — sells and issues SimpleX Chat supporter badges over HTTP/1.1 + JSON

@@ -5,7 +5,7 @@ import HTTPServer
 import RequestAuth
 import Schema
 
-/// The HTTP surface of ARCHITECTURE.md §2: `POST /rpc`, the operational `GET` routes, and
+/// The HTTP surface (README, HTTP surface): `POST /rpc`, the operational `GET` routes, and
 /// the webhook paths. It authenticates, hands the body to the RPC layer, maps the answer to
 /// an HTTP status, and logs and counts every request.
 public struct Gateway: HTTPResponder {

@@ -1,5 +1,5 @@
-/// Size limits applied while parsing requests. Defaults follow ARCHITECTURE.md §2 and
-/// reference/http-hardening.md; going over a limit is answered and the connection closed.
+/// Size limits applied while parsing requests. Defaults are the `[server]` limits of the README;
+/// going over a limit is answered and the connection closed.
 public struct HTTPLimits: Sendable, Hashable {
     /// Longest request-target in octets (default 8 KiB); longer → 414.
     public var maxTargetLength: Int

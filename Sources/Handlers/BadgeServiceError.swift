@@ -9,7 +9,7 @@ public enum BadgeServiceError: Error, Equatable, CustomStringConvertible {
     case unsupportedVersion(Int)
     /// A command that needs a purchase record was signed by a key with none.
     case unknownPurchaseKey
-    /// Unknown, malformed and revoked codes alike (spec "Errors").
+    /// Unknown, malformed and revoked codes alike (docs/protocol.md, Errors).
     case codeInvalid
     /// Other keys took all of the code's uses.
     case codeUsed

@@ -4,7 +4,7 @@ import Storage
 
 /// Operator changes to the catalog (`badge-service catalog …`). Prices and offers are
 /// never deleted: repricing appends a price and deprecates the old one, so a client that
-/// pinned the old price can still buy at it (spec "Catalog").
+/// pinned the old price can still buy at it (docs/protocol.md, Catalog).
 public struct CatalogAdmin: Sendable {
     public let store: any BadgeStore
     public let clock: @Sendable () -> Timestamp

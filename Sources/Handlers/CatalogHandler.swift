@@ -37,7 +37,7 @@ final class CatalogCache: Sendable {
         }
     }
 
-    /// Prices and offers not disabled, deprecated ones included (spec "Catalog").
+    /// Prices and offers not disabled, deprecated ones included (docs/protocol.md, Catalog).
     func current() throws -> Catalog {
         if let entry = fresh() { return entry.catalog }
         let now = clock()

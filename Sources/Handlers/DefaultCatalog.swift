@@ -1,7 +1,7 @@
 import BadgeCore
 import Storage
 
-/// The catalog a new deployment starts with (reference/upstream-notes.md §4): supporter
+/// The catalog a new deployment starts with (docs/protocol.md, Catalog): supporter
 /// $7 and legend $70 a month, and two offers for any price — 3 months with 1 free, and
 /// 12 months with 6 free. One month has no offer.
 public enum DefaultCatalog {

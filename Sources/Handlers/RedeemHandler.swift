@@ -6,7 +6,7 @@ import Storage
 
 extension BadgeService {
     /// `redeemBadgeCode`: records the purchase with its master key, credits the code's months
-    /// and issues the first month, in one round trip (spec `redeemBadgeCode`, upstream-notes §5).
+    /// and issues the first month, in one round trip (docs/protocol.md, redeemBadgeCode).
     ///
     /// The credential is signed before anything is written; the purchase, its two ledger rows,
     /// the issuance and the redemption are then written in one transaction that re-checks

@@ -1,4 +1,4 @@
-/// A redemption code (upstream-notes §5): prefix `SB`, 19 payload characters of Crockford
+/// A redemption code (docs/protocol.md, Redemption codes): prefix `SB`, 19 payload characters of Crockford
 /// base32 and one Luhn mod 32 check character. The service stores only the SHA-256 of
 /// `hashInput`, so `canonical` must be rebuilt identically from however the code was typed.
 public struct BadgeCode: Hashable, Sendable, CustomStringConvertible {

@@ -3,7 +3,7 @@ import BadgeCore
 // The service passes over a purchase's ledger, as pure planners: given the tip and the time,
 // they return the rows to append (in order) and the month to sign, if any. The handler signs
 // first and then writes the rows and the issuance in one transaction, only if the tip has not
-// moved meanwhile (upstream-notes §3).
+// moved meanwhile (docs/protocol.md, Ledger rules).
 
 /// One month issued by a pass: what the handler signs and records as the issuance.
 public struct IssuedPeriod: Hashable, Sendable {

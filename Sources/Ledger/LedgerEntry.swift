@@ -3,7 +3,7 @@ import BadgeCore
 /// One row of a purchase's months ledger, exactly the fields of the schema's `ledgerEntry`.
 ///
 /// The last row is the purchase's state; every row derives from its predecessor
-/// (spec "Statement and balance", reference/upstream-notes.md §3).
+/// (docs/protocol.md, Ledger rules).
 public struct LedgerEntry: Hashable, Sendable {
     /// Opaque id, unique per purchase (base64url of 16 random bytes when the service makes it).
     public var entryId: String

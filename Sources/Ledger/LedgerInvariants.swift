@@ -1,6 +1,6 @@
 import BadgeCore
 
-// The client replica check of upstream-notes §3 ("Client replica checks", `balanceChecked`):
+// The client replica check of docs/protocol.md, Ledger rules (the client replica check, upstream `balanceChecked`):
 // every row must re-derive from the one before it. The service runs the same check over its
 // own rows in tests (and may before writing), so a row that passes here passes on the client.
 //

@@ -1,6 +1,6 @@
 import BadgeCore
 
-// The row-producing operations of upstream-notes §3, as pure functions of the tip (the
+// The row-producing operations of docs/protocol.md, Ledger rules, as pure functions of the tip (the
 // purchase's last row). Each returns the new row; the caller appends it. Entry ids come from
 // `newId`, called once per row actually produced, so tests can use a counter and the service
 // base64url of 16 random bytes.

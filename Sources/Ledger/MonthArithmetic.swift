@@ -1,6 +1,6 @@
 import BadgeCore
 
-// Calendar-month arithmetic of upstream-notes §3, all in UTC.
+// Calendar-month arithmetic of docs/protocol.md, Ledger rules, all in UTC.
 //
 // A paid month is a calendar month, not 30 days: a month bought on 10 March ends on 10 April
 // at the same time of day. Short months clip the day (31 January + 1 month = 28/29 February),

@@ -4,7 +4,7 @@ import Crypto
 /// Purchase keys as text: base64url of the 44-byte Ed25519 SubjectPublicKeyInfo DER.
 public enum PurchaseKey {
     /// The key only if `text` is exactly the canonical spelling (padded, 60 characters), as
-    /// `keyid` and `Badge-Signer-Key` must be (ARCHITECTURE §2).
+    /// `keyid` and `Badge-Signer-Key` must be (docs/protocol.md, Authentication).
     public static func parseCanonical(_ text: String) -> Ed25519PublicKey? {
         guard let key = parse(text), key.purchaseKeyText == text else { return nil }
         return key

@@ -1,7 +1,7 @@
 import BadgeCore
 import Crypto
 
-/// Trusted-front mode (ARCHITECTURE §2, off by default): a SimpleX chat bridge that verified the
+/// Trusted-front mode (docs/protocol.md, Authentication; off by default): a SimpleX chat bridge that verified the
 /// agent's signature forwards the signer in `Badge-Signer-Key`, authenticated by
 /// `Authorization: Bearer <[rpc] front_token>`.
 ///

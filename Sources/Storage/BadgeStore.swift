@@ -2,7 +2,7 @@ import BadgeCore
 import Ledger
 
 /// The storage the handlers use, kept small so a PostgreSQL backend can follow
-/// (ARCHITECTURE.md §5). Writes happen in one transaction per command, after any
+/// (README, Storage). Writes happen in one transaction per command, after any
 /// outside call has returned.
 public protocol BadgeStore: Sendable {
     /// Runs `body` against a consistent snapshot.

@@ -1,7 +1,7 @@
 import Foundation
 
-/// Paths the tests read: the repository root and the shared reference material beside it
-/// (`../shared/reference`, ARCHITECTURE.md §6). Missing data is an error, never a skip.
+/// Paths the tests read: the repository root and the conformance data copied into
+/// `Tests/Fixtures` (sources in `Tests/Fixtures/PROVENANCE.md`). Missing data is an error, never a skip.
 public enum Repository {
     /// The directory holding Package.swift.
     public static let root: URL = {
@@ -13,20 +13,20 @@ public enum Repository {
         fatalError("Package.swift not found above \(#filePath)")
     }()
 
-    /// `../shared/reference/<relative>`, required to exist.
-    public static func reference(_ relative: String) throws -> URL {
-        let url = root.deletingLastPathComponent().appendingPathComponent("shared/reference").appendingPathComponent(relative)
+    /// `Tests/Fixtures/<relative>`, required to exist.
+    public static func fixture(_ relative: String) throws -> URL {
+        let url = root.appendingPathComponent("Tests/Fixtures").appendingPathComponent(relative)
         guard FileManager.default.fileExists(atPath: url.path) else { throw MissingTestData(path: url.path) }
         return url
     }
 
-    /// The bytes of a reference file.
-    public static func referenceData(_ relative: String) throws -> Data {
-        try Data(contentsOf: reference(relative))
+    /// The bytes of a fixture file.
+    public static func fixtureData(_ relative: String) throws -> Data {
+        try Data(contentsOf: fixture(relative))
     }
 }
 
-/// Conformance data the tests need is not where ARCHITECTURE.md §6 says it lives.
+/// Conformance data a test needs is missing from `Tests/Fixtures`.
 public struct MissingTestData: Error, CustomStringConvertible {
     public let path: String
     public var description: String { "missing test data: \(path)" }

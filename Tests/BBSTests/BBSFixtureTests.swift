@@ -3,7 +3,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// The draft's BLS12-381-SHA-256 fixtures (reference/bbs/bls12-381-sha-256).
+/// The draft's BLS12-381-SHA-256 fixtures (Tests/Fixtures/bbs/bls12-381-sha-256).
 @Suite struct BBSFixtureTests {
     static let dir = "bbs/bls12-381-sha-256/"
 

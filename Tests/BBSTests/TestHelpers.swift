@@ -16,9 +16,9 @@ func hexString(_ bytes: some Sequence<UInt8>) -> String {
     bytes.map { String(format: "%02x", $0) }.joined()
 }
 
-/// A reference JSON file under /work/shared/reference (throws when missing).
+/// A fixture JSON file under Tests/Fixtures (throws when missing).
 func referenceJSON(_ relative: String) throws -> [String: Any] {
-    let data = try Repository.referenceData(relative)
+    let data = try Repository.fixtureData(relative)
     guard let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
         throw FixtureShapeError("\(relative) is not a JSON object")
     }

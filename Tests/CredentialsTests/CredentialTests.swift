@@ -42,7 +42,7 @@ let expiry = Timestamp(CivilDate(year: 2026, month: 4, day: 14))
         #expect(throws: (any Error).self) { try IssuerPublicKey(text: String(testSecret.publicKey.text.dropLast(4))) }
     }
 
-    /// The eight keys released clients ship (upstream-notes §2) are valid public keys.
+    /// The eight keys released clients ship (docs/protocol.md, Credential) are valid public keys.
     @Test func upstreamPublicKeysDecode() throws {
         let keys = [
             "mW_5Zp1wHnXDF56wOZwFcRjGrf0GLLsfyymIQDqYoWfjfvS7oQWSfi7hH65N8JhuE9x8wbKXHidnQLO4GnOSMP_bRKUMH1qIzv5SQKFHNM8G4PaWcTcri8iZLc-3xhSI",

@@ -18,7 +18,7 @@ import Testing
     }
 
     @Test func badgeCodeHashVector() {
-        // upstream-notes §5
+        // docs/protocol.md, Redemption codes
         #expect(Hex.encode(SHA256.hash(Array("SB0C0QSXAQW1N1VSAR00Y3".utf8)))
                 == "d3a26ab7764ae2beacb3f2e9bbbe1286dfb63b17b1b7da65c39549f61f700efe")
     }

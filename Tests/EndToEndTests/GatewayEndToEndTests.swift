@@ -23,7 +23,7 @@ import Testing
         let json = try JSONValue.parse(Array(body))
         #expect(json["type"] == "badgeCatalog")
         #expect(BadgeRPCSchema.shared.validateResponse(json).isEmpty)
-        let reference = try JTDSchema(text: String(contentsOf: Repository.reference("badges-rpc.schema.json"), encoding: .utf8))
+        let reference = try JTDSchema(text: String(contentsOf: Repository.fixture("reference-schema/badges-rpc.schema.json"), encoding: .utf8))
         #expect(try reference.validate(json, definition: "response") == [])
         // the default catalog: supporter 700 and legend 7000 usd a month; 3 months (1 free) and 12 (6 free)
         guard case .badgeCatalog(let catalog, nil)? = try? RPCResponse(json: json) else { Issue.record("not a catalog"); return }

@@ -2,7 +2,7 @@ import Dispatch
 import HTTPServer
 import Testing
 
-/// One hostile or ordinary request stream of reference/http-hardening.md §2, sent on a fresh
+/// One hostile or ordinary request stream (probe categories A–I, README Tests), sent on a fresh
 /// connection to a real server on 127.0.0.1.
 struct Probe: Sendable, CustomTestStringConvertible {
     let id: String

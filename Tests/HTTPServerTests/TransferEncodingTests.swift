@@ -1,7 +1,7 @@
 import HTTPServer
 import Testing
 
-/// RFC 9112 §6.1: Transfer-Encoding in requests, judged strictly (reference/http-hardening.md §1).
+/// RFC 9112 §6.1: Transfer-Encoding in requests, judged strictly.
 @Suite struct TransferEncodingTests {
     func post(_ fields: String, body: String = "2\r\n{}\r\n0\r\n\r\n", version: String = "HTTP/1.1") -> String {
         request(fields, method: "POST", target: "/v1/echo", version: version, body: body)

@@ -6,7 +6,7 @@ import Testing
 @Suite struct BadgeCodeTests {
     static let canonicalVector = "SB0C0QSXAQW1N1VSAR00Y3"
 
-    /// upstream-notes §5 vector; the hash input is the ASCII canonical form.
+    /// docs/protocol.md, Redemption codes: the upstream vector; the hash input is the ASCII canonical form.
     @Test(arguments: ["SB-0C0QS-XAQW1-N1VSA-R00Y3", "SB-OC0QS-XAQWI-N1VSA-ROOY3", "sb-0c0qs-xaqw1-n1vsa-r00y3",
                       "sb-oc0qs-xaqwi-n1vsa-rooy3", "SB0C0QSXAQW1N1VSAR00Y3", " sb 0c0qs xaqwl n1vsa r00y3 ",
                       "SB—0C0QS…XAQW1/N1VSA.R00Y3\n"])

@@ -3,7 +3,7 @@ import Ledger
 import Testing
 
 @Suite struct CredentialExpiryTests {
-    /// upstream-notes §3 examples (tests/BadgeTests.hs testMondayExpiry).
+    /// docs/protocol.md, Credential: the upstream examples (tests/BadgeTests.hs testMondayExpiry).
     @Test(arguments: [
         ("2026-04-10T11:00:00Z", "2026-04-14T00:00:00Z"),  // Friday
         ("2026-05-10T11:00:00Z", "2026-05-12T00:00:00Z"),  // Sunday

@@ -2,7 +2,7 @@ import BadgeCore
 import Ledger
 import Testing
 
-/// Reproduces the ledger numbers of reference/examples from the same inputs: a 3-month
+/// Reproduces the ledger numbers of Tests/Fixtures/examples from the same inputs: a 3-month
 /// supporter code redeemed Tue 2026-03-10 11:00 UTC, then issueBadge requests.
 @Suite struct ExampleScenarioTests {
     let redeemedAt = at(2026, 3, 10, 11)

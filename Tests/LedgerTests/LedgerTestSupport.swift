@@ -53,10 +53,10 @@ struct SplitMix64 {
     mutating func pick<T>(_ items: [T]) -> T { items[int(0...(items.count - 1))] }
 }
 
-/// Ledger rows of an example document's `statement.entries` (reference/examples).
+/// Ledger rows of an example document's `statement.entries` (Tests/Fixtures/examples).
 enum ExampleDocument {
     static func load(_ name: String) throws -> [String: Any] {
-        let data = try Repository.referenceData("examples/\(name)")
+        let data = try Repository.fixtureData("examples/\(name)")
         let wrapper = try JSONSerialization.jsonObject(with: data)
         return try field(wrapper, "document", [String: Any].self)
     }

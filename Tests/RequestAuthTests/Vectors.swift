@@ -4,7 +4,7 @@ import Foundation
 import RequestAuth
 import TestSupport
 
-/// `reference/rfc9421-vectors.json`, read strictly: a missing file or field fails the test.
+/// `Tests/Fixtures/rfc9421/vectors.json`, read strictly: a missing file or field fails the test.
 struct RFC9421Vectors {
     struct Missing: Error, CustomStringConvertible {
         let path: String
@@ -14,7 +14,7 @@ struct RFC9421Vectors {
     let json: [String: Any]
 
     init() throws {
-        let data = try Repository.referenceData("rfc9421-vectors.json")
+        let data = try Repository.fixtureData("rfc9421/vectors.json")
         guard let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] else { throw Missing(path: "root") }
         json = object
     }

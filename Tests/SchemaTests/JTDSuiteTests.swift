@@ -1,7 +1,7 @@
 import Schema
 import Testing
 
-/// The official RFC 8927 test suite (reference/jtd): 316 validation cases, 49 invalid schemas.
+/// The official RFC 8927 test suite (Tests/Fixtures/jtd): 316 validation cases, 49 invalid schemas.
 @Suite struct JTDSuiteTests {
     static let validationFile = "jtd/validation.json"
     static let invalidFile = "jtd/invalid_schemas.json"

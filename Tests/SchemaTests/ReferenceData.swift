@@ -2,11 +2,11 @@ import Foundation
 import Schema
 import TestSupport
 
-/// Shared reference files, read through `Repository.reference` (missing data fails the test).
+/// Fixture files, read through `Repository.fixture` (missing data fails the test).
 enum ReferenceData {
     /// A reference JSON file parsed by our own parser (the suite files are strict JSON).
     static func json(_ relative: String) throws -> JSONValue {
-        try JSONValue.parse([UInt8](Repository.referenceData(relative)))
+        try JSONValue.parse([UInt8](Repository.fixtureData(relative)))
     }
 
     /// Members of a top-level object file, in file order.
@@ -28,13 +28,13 @@ extension JSONValue {
     }
 }
 
-/// The upstream example documents (reference/examples): wrapper objects with `definition` and `document`.
+/// The upstream example documents (Tests/Fixtures/examples): wrapper objects with `definition` and `document`.
 enum Examples {
     /// The one example that is deliberately invalid (an unknown future ledger credit type).
     static let deliberatelyInvalid = "ledgerCredit.unknown-future-type.json"
 
     static func names() throws -> [String] {
-        let dir = try Repository.reference("examples")
+        let dir = try Repository.fixture("examples")
         return try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasSuffix(".json") }.sorted()
     }
 

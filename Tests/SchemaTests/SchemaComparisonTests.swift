@@ -1,7 +1,7 @@
 import Schema
 import Testing
 
-/// Our schema against the reconstructed upstream one (reference/badges-rpc.schema.json):
+/// Our schema against the reconstructed upstream one (Tests/Fixtures/reference-schema):
 /// same definitions, same wire shapes, metadata aside.
 @Suite struct SchemaComparisonTests {
     /// Definitions whose shape deliberately differs from the reference, with the spec passage
@@ -16,7 +16,7 @@ import Testing
 
     @Test func sameDefinitionsAndShapes() throws {
         let ours = try #require(try JSONValue.parse(ProjectSchema.bytes())["definitions"]?.objectValue)
-        let reference = try #require(try ReferenceData.json("badges-rpc.schema.json")["definitions"]?.objectValue)
+        let reference = try #require(try ReferenceData.json("reference-schema/badges-rpc.schema.json")["definitions"]?.objectValue)
         #expect(Set(ours.keys) == Set(reference.keys))
         for name in Set(ours.keys).union(reference.keys) {
             let a = ours[name].map(SchemaShape.strip)

@@ -3,7 +3,7 @@ import HTTPServer
 
 /// Everything `serve` and the operator commands need, from defaults, the INI file, the
 /// environment (`BADGE_SERVICE_<SECTION>_<KEY>`) and command-line flags, in that order of
-/// precedence (ARCHITECTURE.md §4).
+/// precedence (README, Configuration).
 public struct ServiceConfiguration: Sendable, Equatable {
     // [server]
     public var listenHost = "127.0.0.1"

@@ -1,5 +1,5 @@
-/// An incremental, I/O-free HTTP/1.1 request parser (RFC 9112) with the strict choices of
-/// reference/http-hardening.md §1.
+/// An incremental, I/O-free HTTP/1.1 request parser (RFC 9112) that refuses wherever the RFC allows
+/// leniency (HTTPServer.docc).
 ///
 /// Feed it any chunking of the byte stream with `parse(_:)`; each call returns one event and
 /// how many input bytes it consumed. Every byte is examined exactly once and every decision is

@@ -3,7 +3,7 @@ import Crypto
 
 /// What the gateway's RFC 9421 verifier tolerates.
 public struct RequestSignaturePolicy: Hashable, Sendable {
-    /// How far `created` may lie from now, either way, in seconds (ARCHITECTURE §2: default 300).
+    /// How far `created` may lie from now, either way, in seconds (default 300).
     public var freshnessWindowSeconds: Int64
     /// The most components one signature may cover (our signer covers at most 6).
     public var maximumCoveredComponents: Int
@@ -17,7 +17,7 @@ public struct RequestSignaturePolicy: Hashable, Sendable {
 }
 
 /// Verifies the RFC 9421 Ed25519 signature and RFC 9530 `Content-Digest` of a request
-/// (ARCHITECTURE §2) through an ordered list of small checks; the first failure decides.
+/// (docs/protocol.md, Authentication) through an ordered list of small checks; the first failure decides.
 public struct RequestSignatureVerifier: Sendable {
     /// What this verifier tolerates.
     public let policy: RequestSignaturePolicy
@@ -148,7 +148,7 @@ package struct SignatureParameterTypesCheck: SignatureCheck {
     }
 }
 
-/// ARCHITECTURE §2: `created` and `keyid` are required.
+/// docs/protocol.md, Authentication: `created` and `keyid` are required.
 package struct RequiredParametersCheck: SignatureCheck {
     package init() {}
     package func evaluate(_ e: inout SignatureEvaluation) -> RequestAuthFailure? {
