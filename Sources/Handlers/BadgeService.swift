@@ -35,18 +35,20 @@ public final class BadgeService: Sendable {
     /// Protocol versions this service answers.
     public static let supportedVersions = 1...1
 
-    /// What this deployment can verify, and hooks.
+    /// Stores and payment providers this version has a verifier for. None yet: every store-funded
+    /// purchaseBadge answers provider_not_configured whatever the configuration holds, and the
+    /// service warns at start about configured sections it does not use.
+    public static let deployedVerifiers: Set<String> = []
+
+    /// Hooks and tuning of the RPC layer.
     public struct Configuration: Sendable {
-        /// Stores and providers with a verifier configured (`apple`, `google`, `stripe`, `btcpay`).
-        public var configuredProviders: Set<String>
         /// How long a catalog read is reused, in seconds (operator changes show within this).
         public var catalogCacheSeconds: Int64
         /// Receives details of internal failures for the operator's log (never sent to clients).
         public var reportInternalError: @Sendable (String) -> Void
 
-        public init(configuredProviders: Set<String> = [], catalogCacheSeconds: Int64 = 1,
+        public init(catalogCacheSeconds: Int64 = 1,
                     reportInternalError: @escaping @Sendable (String) -> Void = { _ in }) {
-            self.configuredProviders = configuredProviders
             self.catalogCacheSeconds = catalogCacheSeconds
             self.reportInternalError = reportInternalError
         }
@@ -143,11 +145,12 @@ public final class BadgeService: Sendable {
             if upgrade != nil { throw BadgeServiceError.badRequest("purchaseBadge with upgrade is not built") }
             switch payment {
             case .apple, .google:
-                let provider = payment.typeName
-                guard configuration.configuredProviders.contains(provider) else {
-                    throw BadgeServiceError.providerNotConfigured(provider)
-                }
-                throw BadgeServiceError.notBuilt("purchaseBadge funded by \(provider)")
+                // provider_not_configured means exactly "no verifier for that store is deployed".
+                throw BadgeServiceError.providerNotConfigured(payment.typeName)
+            case .invoice:
+                // Only getBadgeInvoice creates the record an invoice belongs to.
+                _ = try knownPurchase(key)
+                throw BadgeServiceError.notBuilt("purchaseBadge funded by invoice")
             default:
                 throw BadgeServiceError.notBuilt("purchaseBadge funded by \(payment.typeName)")
             }

@@ -20,13 +20,17 @@ public enum BalanceAssertion: Hashable, Sendable {
     case absent
     /// Its id is not in this ledger.
     case unknownEntry
-    /// Its id is the stored row at `index`, but its fields differ from it: the client's
-    /// replica is corrupt or was tampered with, so it is not trusted as a prefix.
+    /// Its id is the stored row at `index`, but other fields differ from it. Still a prefix
+    /// (the protocol: an assertion naming an entry the service holds is a prefix); told apart
+    /// so a caller can see that the client's replica disagrees with the stored row.
     case conflictingEntry(index: Int)
 
     /// Whether the statement attaches after the asserted entry.
     public var isPrefix: Bool {
-        if case .prefix = self { true } else { false }
+        switch self {
+        case .prefix, .conflictingEntry: true
+        case .absent, .unknownEntry: false
+        }
     }
 }
 
@@ -50,13 +54,13 @@ public struct StatementAnswer: Hashable, Sendable {
 }
 
 /// The statement answering `asserted` against the purchase's stored `rows` (oldest first):
-/// the rows after it with `previousEntryId` when it is a prefix, otherwise an unattached
-/// statement in the form `unattached` — the complete history by default.
+/// the rows after it with `previousEntryId` when the service holds it, otherwise an
+/// unattached statement in the form `unattached` — the complete history by default.
 ///
-/// An asserted entry whose id matches but whose fields differ is not a prefix: the service's
-/// rows are authoritative, and an unattached statement makes the client replace its replica
-/// rather than append to a row it holds wrongly. An assertion of a row's opening restatement
-/// (what an `.opening` statement sent) is the same position as the row itself.
+/// The entry is found by its id alone (docs/protocol.md, Statements): where its other fields
+/// differ from the stored row, what follows is still returned after it, and the client's
+/// replica check judges the rows it cannot re-derive. An assertion of a row's opening
+/// restatement (what an `.opening` statement sent) is the same position as the row itself.
 public func statement(of rows: [LedgerEntry], asserting asserted: LedgerEntry?,
                       unattached: UnattachedStatementForm = .completeHistory) -> StatementAnswer {
     let assertion: BalanceAssertion
@@ -71,10 +75,13 @@ public func statement(of rows: [LedgerEntry], asserting asserted: LedgerEntry?,
     } else {
         assertion = .absent
     }
-    if case let .prefix(index) = assertion {
+    switch assertion {
+    case .prefix(let index), .conflictingEntry(let index):
         return StatementAnswer(statement: Statement(entries: Array(rows[(index + 1)...]),
                                                     previousEntryId: rows[index].entryId),
                                assertion: assertion)
+    case .absent, .unknownEntry:
+        break
     }
     let entries: [LedgerEntry]
     switch unattached {

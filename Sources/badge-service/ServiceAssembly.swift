@@ -11,6 +11,9 @@ import RequestAuth
 /// server from a checked configuration, and runs them until SIGTERM or SIGINT.
 enum ServiceAssembly {
     static func serve(_ config: ServiceConfiguration) throws -> Int32 {
+        for warning in config.unusedSectionWarnings(deployedVerifiers: BadgeService.deployedVerifiers) {
+            ServiceLog.warning(warning)
+        }
         let store = try config.openStore()
         if try DefaultCatalog.seedIfEmpty(store, at: systemClock()) { ServiceLog.info("seeded the default catalog") }
         let (keyring, created) = try IssuerKeyFile.loadOrCreate(path: config.issuerKeyFile)
@@ -18,8 +21,7 @@ enum ServiceAssembly {
 
         let issuer = KeyringIssuer(keyring: keyring)
         let service = BadgeService(store: store, issuer: issuer, clock: systemClock,
-                                   configuration: .init(configuredProviders: config.configuredProviders,
-                                                        reportInternalError: { ServiceLog.error($0) }))
+                                   configuration: .init(reportInternalError: { ServiceLog.error($0) }))
         let front: TrustedFront
         do { front = try config.frontToken.map { try TrustedFront.enabled(token: $0) } ?? .disabled } catch {
             throw CommandFailure("[rpc] front_token: \(error)")

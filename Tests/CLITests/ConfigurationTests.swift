@@ -134,6 +134,20 @@ import Testing
         #expect(c.configuredProviders == ["apple"])
     }
 
+    /// Until a store's verifier exists its section changes nothing, so the operator is told so
+    /// at start, one line per section, whether it came from the file or the environment.
+    @Test func storeSectionsWithoutADeployedVerifierAreWarnedAboutAtStart() throws {
+        let path = try write("[google]\npackage_name = chat.simplex.app\n[apple]\nbundle_id = chat.simplex.app\n")
+        let c = try ServiceConfiguration.load(file: path, environment: ["BADGE_SERVICE_STRIPE_SECRET_KEY": "sk_test"])
+        #expect(c.unusedSectionWarnings(deployedVerifiers: []) == [
+            "[apple] is ignored: this version deploys no apple verifier",
+            "[google] is ignored: this version deploys no google verifier",
+            "[stripe] is ignored: this version deploys no stripe verifier",
+        ])
+        #expect(c.unusedSectionWarnings(deployedVerifiers: ["apple", "google", "stripe"]).isEmpty)
+        #expect(try ServiceConfiguration.load(file: nil, environment: [:]).unusedSectionWarnings(deployedVerifiers: []).isEmpty)
+    }
+
     @Test(arguments: [
         "[server]\nlisten = nowhere\n", "[server]\nmax_body = -1\n", "[server]\naccess_log = yes\n",
         "[server]\nhead_timeout = 10s\n", "[rpc]\nfront_token = short\n", "[server]\nlisten = :80\n",

@@ -25,10 +25,15 @@ import Testing
         #expect(BadgeRPCSchema.shared.validateResponse(json).isEmpty)
         let reference = try JTDSchema(text: String(contentsOf: Repository.fixture("reference-schema/badges-rpc.schema.json"), encoding: .utf8))
         #expect(try reference.validate(json, definition: "response") == [])
-        // the default catalog: supporter 700 and legend 7000 usd a month; 3 months (1 free) and 12 (6 free)
+        // the seeded catalog is upstream's: its prices and its four per-price offers, ids included
         guard case .badgeCatalog(let catalog, nil)? = try? RPCResponse(json: json) else { Issue.record("not a catalog"); return }
-        #expect(Set(catalog.prices.map { "\($0.badgeType) \($0.monthPrice) \($0.currency)" }) == ["supporter 700 usd", "legend 7000 usd"])
-        #expect(Set(catalog.offers.map { "\($0.months) \($0.discount) \($0.priceId ?? "any")" }) == ["3 freeMonths(1) any", "12 freeMonths(6) any"])
+        let upstream = try #require(try JSONValue.parse(Array(Repository.fixtureData("examples/badgeCatalog.response.json")))["document"])
+        guard case .badgeCatalog(let expected, nil)? = try? RPCResponse(json: upstream) else { Issue.record("fixture not a catalog"); return }
+        #expect(catalog.prices.map { "\($0.priceId) \($0.badgeType) \($0.monthPrice) \($0.currency) \($0.status)" }.sorted()
+                == expected.prices.map { "\($0.priceId) \($0.badgeType) \($0.monthPrice) \($0.currency) \($0.status)" }.sorted())
+        #expect(catalog.offers.map { "\($0.offerId) \($0.priceId ?? "any") \($0.months) \($0.discount) \($0.status)" }.sorted()
+                == expected.offers.map { "\($0.offerId) \($0.priceId ?? "any") \($0.months) \($0.discount) \($0.status)" }.sorted())
+        #expect(expected.offers.count == 4)
         #expect(service.stop() == 0)
     }
 

@@ -48,13 +48,12 @@ struct Harness {
     let service: BadgeService
     let codes: CodeAdmin
 
-    init(at t: Timestamp = Timestamp(CivilDate(year: 2026, month: 3, day: 10), hour: 11),
-         providers: Set<String> = []) throws {
+    init(at t: Timestamp = Timestamp(CivilDate(year: 2026, month: 3, day: 10), hour: 11)) throws {
         store = try SQLiteBadgeStore(path: dir.file("badges.sqlite"))
         clock = TestClock(t)
         try DefaultCatalog.seedIfEmpty(store, at: t)
         service = BadgeService(store: store, issuer: issuer, clock: clock.function,
-                               configuration: .init(configuredProviders: providers, catalogCacheSeconds: 0))
+                               configuration: .init(catalogCacheSeconds: 0))
         codes = CodeAdmin(store: store, clock: clock.function)
     }
 

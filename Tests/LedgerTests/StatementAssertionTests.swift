@@ -31,19 +31,24 @@ import Testing
         #expect(statement(of: [], asserting: foreign).statement == Statement(entries: []))
     }
 
-    /// Same id, different fields: the client's replica is not trusted as a prefix.
-    @Test func conflictingEntryReturnsTheCompleteHistory() {
+    /// An assertion naming an entry the service holds is a prefix, even where its other fields
+    /// differ from the stored row: what follows it comes back, attached after it.
+    @Test func assertionNamingAHeldEntryIsAPrefixEvenWhenItsOtherFieldsDiffer() {
         var claimed = rows[1]
         claimed.balanceMonths = 12
+        claimed.createdAt = at(2026, 3, 11)
         let answer = statement(of: rows, asserting: claimed)
         #expect(answer.assertion == .conflictingEntry(index: 1))
-        #expect(!answer.assertion.isPrefix)
-        #expect(answer.statement == Statement(entries: rows))
+        #expect(answer.assertion.isPrefix)
+        #expect(answer.statement == Statement(entries: Array(rows[2...]), previousEntryId: "e2"))
+        // also in the opening form, which applies only to statements that attach to nothing
+        #expect(statement(of: rows, asserting: claimed, unattached: .opening).statement
+                == Statement(entries: Array(rows[2...]), previousEntryId: "e2"))
     }
 
     @Test func openingForm() {
         var claimed = rows[1]
-        claimed.createdAt = at(2026, 3, 11)
+        claimed.entryId = "not-ours"
         let answer = statement(of: rows, asserting: claimed, unattached: .opening)
         #expect(answer.statement == Statement(entries: [rows[3].openingRestatement]))
         #expect(checkLedger(answer.statement.entries, purchaseBadgeType: .supporter) == nil)

@@ -49,6 +49,14 @@ public struct ServiceConfiguration: Sendable, Equatable {
         Set(Self.stores.filter { $0.isPresent(self) }.map(\.section))
     }
 
+    /// One line for each store or provider section present whose verifier this version does not
+    /// deploy: the section changes nothing, and the operator should know it.
+    public func unusedSectionWarnings(deployedVerifiers: Set<String>) -> [String] {
+        configuredProviders.subtracting(deployedVerifiers).sorted().map {
+            "[\($0)] is ignored: this version deploys no \($0) verifier"
+        }
+    }
+
     /// Reads `file` (when given) and the environment over the defaults.
     public static func load(file: String?, environment: [String: String]) throws(ConfigurationError) -> ServiceConfiguration {
         var config = ServiceConfiguration()
