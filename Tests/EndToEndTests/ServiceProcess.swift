@@ -10,6 +10,9 @@ final class ServiceProcess: @unchecked Sendable {
     private(set) var port = 0
     let stderrPath: String
     let stdoutPath: String
+    private var launched = false
+    /// The service's own process: the launcher's child when there is a launcher.
+    private var servicePID: pid_t = 0
 
     /// The built executable beside the test bundle (`swift build --build-tests` builds both).
     static var executable: String {
@@ -18,23 +21,32 @@ final class ServiceProcess: @unchecked Sendable {
         return Repository.root.appendingPathComponent(".build/debug/badge-service").path
     }
 
-    /// Starts `serve` and waits until it listens.
-    init(data: TemporaryDirectory = TemporaryDirectory("e2e"), arguments: [String] = [], environment: [String: String] = [:]) throws {
+    /// Starts `serve` and waits until it listens. With a `launcher` (a program and its arguments,
+    /// e.g. `faketime TIME`), the launcher runs the service as its child.
+    init(data: TemporaryDirectory = TemporaryDirectory("e2e"), arguments: [String] = [], environment: [String: String] = [:],
+         executable: String = ServiceProcess.executable, launcher: [String] = []) throws {
         self.data = data
         stderrPath = data.file("serve.err")
         stdoutPath = data.file("serve.out")
         FileManager.default.createFile(atPath: stderrPath, contents: nil)
         FileManager.default.createFile(atPath: stdoutPath, contents: nil)
-        process.executableURL = URL(fileURLWithPath: Self.executable)
-        process.arguments = ["serve", "--listen", "127.0.0.1:0", "--data", data.file("badge-data")] + arguments
+        let serve = ["serve", "--listen", "127.0.0.1:0", "--data", data.file("badge-data")] + arguments
+        if let program = launcher.first {
+            process.executableURL = URL(fileURLWithPath: program)
+            process.arguments = Array(launcher.dropFirst()) + [executable] + serve
+        } else {
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = serve
+        }
+        launched = !launcher.isEmpty
         process.currentDirectoryURL = data.url
         var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("BADGE_SERVICE_") }
         for (k, v) in environment { env[k] = v }
         process.environment = env
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: stdoutPath))
-        guard FileManager.default.isExecutableFile(atPath: Self.executable) else {
-            throw Failure("no badge-service binary at \(Self.executable); run `swift build --build-tests` first")
+        guard FileManager.default.isExecutableFile(atPath: executable) else {
+            throw Failure("no badge-service binary at \(executable); run `swift build --build-tests` first")
         }
         try process.run()
         let deadline = Date().addingTimeInterval(20)
@@ -42,11 +54,16 @@ final class ServiceProcess: @unchecked Sendable {
             if let text = try? String(contentsOfFile: stderrPath, encoding: .utf8),
                let range = text.range(of: "listening on http://127.0.0.1:") {
                 let digits = text[range.upperBound...].prefix { $0.isNumber }
-                if let p = Int(digits) { port = p; return }
+                if let p = Int(digits) {
+                    port = p
+                    if launched { servicePID = Self.onlyChild(of: process.processIdentifier) }
+                    return
+                }
             }
             if !process.isRunning { throw Failure("serve exited \(process.terminationStatus): \(stderr)") }
             usleep(20_000)
         }
+        if launched { kill(Self.onlyChild(of: process.processIdentifier), SIGKILL) }
         process.terminate()
         throw Failure("serve did not start listening: \(stderr)")
     }
@@ -55,14 +72,27 @@ final class ServiceProcess: @unchecked Sendable {
     var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
     var accessLog: String { (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "" }
 
-    /// Sends `signal` and waits for the exit status (nil if it did not exit in time).
+    /// The child process of `parent` (a launcher runs exactly one), or 0.
+    static func onlyChild(of parent: pid_t) -> pid_t {
+        let text = (try? String(contentsOfFile: "/proc/\(parent)/task/\(parent)/children", encoding: .utf8)) ?? ""
+        return text.split(separator: " ").first.flatMap { pid_t($0) } ?? 0
+    }
+
+    /// Sends `signal` to the service and waits for the exit status (nil if it did not exit in
+    /// time). A launcher does not forward signals, so they go to its child, whose exit status it
+    /// passes on.
     @discardableResult
     func stop(_ signal: Int32 = SIGTERM, within seconds: Double = 15) -> Int32? {
         guard process.isRunning else { return process.terminationStatus }
-        kill(process.processIdentifier, signal)
+        if launched && servicePID > 0 {
+            kill(servicePID, signal)
+        } else {
+            kill(process.processIdentifier, signal)
+        }
         let deadline = Date().addingTimeInterval(seconds)
         while process.isRunning && Date() < deadline { usleep(10_000) }
         if process.isRunning {
+            if launched && servicePID > 0 { kill(servicePID, SIGKILL) }
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             return nil
@@ -89,10 +119,11 @@ struct CLIResult {
     let stdout: String
     let stderr: String
 
-    static func run(_ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]) throws -> CLIResult {
+    static func run(_ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:],
+                    executable: String = ServiceProcess.executable) throws -> CLIResult {
         var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("BADGE_SERVICE_") }
         for (k, v) in environment { env[k] = v }
-        let result = try runChildProcess(ServiceProcess.executable, arguments: arguments, environment: env, directory: directory)
+        let result = try runChildProcess(executable, arguments: arguments, environment: env, directory: directory)
         return CLIResult(status: result.status, stdout: String(decoding: result.stdout, as: UTF8.self),
                          stderr: String(decoding: result.stderr, as: UTF8.self))
     }
