@@ -23,7 +23,7 @@ extension ErrorCode: HTTPStatusMapped {
     }
 }
 
-/// Every authentication failure is 401 (ARCHITECTURE §2), whatever the client got wrong.
+/// Every authentication failure is 401 (docs/protocol.md, Authentication), whatever the client got wrong.
 extension RequestAuthFailure: HTTPStatusMapped {
     public var httpStatus: Int { 401 }
 }

@@ -75,7 +75,7 @@ public enum RequestAuthFailure: Error, Hashable, Sendable {
     /// A front-forwarded signer key and an RFC 9421 signature in one request.
     case ambiguousAuthentication
 
-    /// The components every signature must cover (ARCHITECTURE §2).
+    /// The components every signature must cover (docs/protocol.md, Authentication).
     public enum RequiredComponent: String, Hashable, Sendable {
         case method = "@method"
         /// `"@path"` or `"@target-uri"`.
