@@ -130,7 +130,8 @@ import Testing
     @Test func catalogCommands() throws {
         let data = dir.file("data")
         let list = try run(["catalog", "list", "--data", data])
-        #expect(list.stdout.split(separator: "\n").count == 4)
+        #expect(list.stdout.split(separator: "\n").count == 6)  // two prices, four per-price offers
+        #expect(list.stdout.contains("29e35444-2f85-43fb-8933-16875e6d3776"))
         let price = try run(["catalog", "add-price", "--type", "legend", "--month-price", "6500", "--currency", "usd",
                              "--replace", "6a778279-753e-45db-8acc-0e382c1d054a", "--data", data])
         #expect(price.status == 0)
