@@ -1,6 +1,6 @@
 /// A field section (RFC 9112 §5), byte by byte: field lines `name ":" OWS value OWS CRLF` up to
 /// an empty line. The head and the chunked trailers both use it, so they share one grammar and
-/// one set of strict choices (reference/http-hardening.md §1): no obs-fold, no whitespace before
+/// one set of strict choices (HTTPServer.docc): no obs-fold, no whitespace before
 /// the colon, no bare CR or LF, no control bytes in values.
 ///
 /// Limits: each field line (name, colon and value, without its CRLF) is at most
