@@ -92,7 +92,7 @@ private func midnight(_ y: Int, _ m: Int, _ d: Int) -> Timestamp { utc(y, m, d) 
 
 /// The time rules of docs/protocol.md (Ledger rules, Credential) walked across real months on
 /// the release binary. `.serialized`: one service at a time on the 2-core machine.
-@Suite(.serialized) struct TimeRulesEndToEndTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct TimeRulesEndToEndTests {
     /// Every credential expires on a Tuesday at 00:00:00 UTC, more than one and at most eight
     /// days after the end of the period it was issued for, and its BBS signature covers exactly
     /// that expiry (checked by an independent BLS12-381 verifier).
