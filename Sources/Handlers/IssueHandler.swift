@@ -13,33 +13,28 @@ extension BadgeService {
     /// if the ledger's tip has not moved (a conditional append), else the pass is re-run.
     func issueBadge(key: Ed25519PublicKey, balance: Balance, now: Timestamp) throws -> RPCResponse {
         let purchase = try knownPurchase(key)
-        for _ in 0..<3 {
-            let (rows, latest) = try store.read { r in
-                (try r.ledger(purchaseId: purchase.id), try r.latestIssuance(purchaseId: purchase.id))
-            }
+        return try conditionalWrite(read: { r in
+            (rows: try r.ledger(purchaseId: purchase.id), latest: try r.latestIssuance(purchaseId: purchase.id))
+        }, decide: { snapshot in
+            let rows = snapshot.rows
             let tip = rows.last ?? .emptyEntry(at: purchase.createdAt, badgeType: purchase.badgeType)
             let plan = planIssue(from: tip, at: now, newId: newEntryId)
             var credential: CredentialWire?
             if let period = plan.issued {
                 credential = try sign(masterKey: purchase.masterKey, period: period)
-            } else if let latest, isPeriodCurrent(periodEnd: latest.periodEnd, at: now) {
+            } else if let latest = snapshot.latest, isPeriodCurrent(periodEnd: latest.periodEnd, at: now) {
                 credential = latest.credential(masterKey: purchase.masterKey)
             }
-            if !plan.rows.isEmpty {
-                do {
-                    try store.write { w in
-                        try w.appendLedger(purchaseId: purchase.id, expectedCount: rows.count, entries: plan.rows)
-                        if let period = plan.issued, let credential {
-                            try w.insertIssuance(IssuanceRecord(period: period, purchaseId: purchase.id, credential: credential))
-                        }
-                    }
-                } catch StorageError.conflict {
-                    continue  // another request moved the tip: re-run the pass on what it wrote
+            let answer = statement(of: rows + plan.rows, asserting: balance.lastEntry)
+            let response = RPCResponse.badgeCredential(credential: credential, statement: answer.statement, receipt: nil,
+                                                       subscription: nil)
+            guard !plan.rows.isEmpty else { return .answer(response) }
+            return .answer(response) { w in
+                try w.appendLedger(purchaseId: purchase.id, expectedCount: rows.count, entries: plan.rows)
+                if let period = plan.issued, let credential {
+                    try w.insertIssuance(IssuanceRecord(period: period, purchaseId: purchase.id, credential: credential))
                 }
             }
-            let answer = statement(of: rows + plan.rows, asserting: balance.lastEntry)
-            return .badgeCredential(credential: credential, statement: answer.statement, receipt: nil, subscription: nil)
-        }
-        throw BadgeServiceError.internal(detail: "the ledger tip kept moving")
+        })
     }
 }

@@ -18,10 +18,9 @@ extension BadgeService {
         let canonical = BadgeCode(parsing: text)?.canonical
         let hash = SHA256.hash(Array((canonical ?? "malformed:" + text).utf8))
 
-        for _ in 0..<3 {
-            let snapshot = try store.read { r in
-                (purchase: try r.purchase(key: purchaseKey), code: try r.code(hash: hash), redeemedBy: try r.redemptions(codeHash: hash))
-            }
+        return try conditionalWrite(read: { r in
+            (purchase: try r.purchase(key: purchaseKey), code: try r.code(hash: hash), redeemedBy: try r.redemptions(codeHash: hash))
+        }, decide: { snapshot in
             guard canonical != nil, let code = snapshot.code, code.revokedAt == nil else { throw BadgeServiceError.codeInvalid }
             guard code.payment != .unpaid else { throw BadgeServiceError.paymentPending(retryAfter: nil) }
             if let purchase = snapshot.purchase {
@@ -29,7 +28,7 @@ extension BadgeService {
                 guard snapshot.redeemedBy.contains(purchase.id) else {
                     throw BadgeServiceError.badRequest("this purchase key already holds a badge; redeem under a fresh key")
                 }
-                return try replay(purchase)
+                return .answer(try replay(purchase))
             }
             guard snapshot.redeemedBy.count < code.maxUses else { throw BadgeServiceError.codeUsed }
             if let expires = code.expiresAt, expires <= now { throw BadgeServiceError.codeExpired }
@@ -43,25 +42,21 @@ extension BadgeService {
             }
             guard let period = plan.issued else { throw BadgeServiceError.internal(detail: "first funding issued nothing") }
             let credential = try sign(masterKey: masterKey, period: period)
-            do {
-                try store.write { w in
-                    // Re-check what was read: another request may have redeemed in between.
-                    guard try w.purchase(key: purchaseKey) == nil,
-                          let current = try w.code(hash: hash), current.revokedAt == nil,
-                          try w.redemptions(codeHash: hash).count < current.maxUses
-                    else { throw StorageError.conflict(constraint: "redemption raced") }
-                    let purchase = try w.insertPurchase(key: purchaseKey, masterKey: masterKey, badgeType: code.badgeType, at: now)
-                    try w.appendLedger(purchaseId: purchase.id, expectedCount: 0, entries: plan.rows)
-                    try w.insertIssuance(IssuanceRecord(period: period, purchaseId: purchase.id, credential: credential))
-                    try w.insertRedemption(codeHash: hash, purchaseId: purchase.id, at: now)
-                }
-            } catch StorageError.conflict {
-                continue  // read again: the other request's outcome decides this one's answer
+            let response = RPCResponse.badgeCredential(credential: credential, statement: Statement(entries: plan.rows),
+                                                       receipt: nil, subscription: nil)
+            // On a conflict the next pass reads again: the other request's outcome decides this one's answer.
+            return .answer(response) { w in
+                // Re-check what was read: another request may have redeemed in between.
+                guard try w.purchase(key: purchaseKey) == nil,
+                      let current = try w.code(hash: hash), current.revokedAt == nil,
+                      try w.redemptions(codeHash: hash).count < current.maxUses
+                else { throw StorageError.conflict(constraint: "redemption raced") }
+                let purchase = try w.insertPurchase(key: purchaseKey, masterKey: masterKey, badgeType: code.badgeType, at: now)
+                try w.appendLedger(purchaseId: purchase.id, expectedCount: 0, entries: plan.rows)
+                try w.insertIssuance(IssuanceRecord(period: period, purchaseId: purchase.id, credential: credential))
+                try w.insertRedemption(codeHash: hash, purchaseId: purchase.id, at: now)
             }
-            return .badgeCredential(credential: credential, statement: Statement(entries: plan.rows), receipt: nil,
-                                    subscription: nil)
-        }
-        throw BadgeServiceError.internal(detail: "redemption kept conflicting")
+        })
     }
 
     /// A purchase's latest credential and its whole ledger, from the record.
