@@ -18,6 +18,8 @@ final class SQLiteConnection {
             throw StorageError.cannotOpen(path: path, reason: message)
         }
         handle = db
+        // Extended result codes tell a UNIQUE race (a conflict) from a failed CHECK (a bug).
+        sqlite3_extended_result_codes(db, 1)
         // A concurrent writer (the CLI beside the server) waits rather than failing at once.
         sqlite3_busy_timeout(db, 5_000)
         try execute("PRAGMA foreign_keys = ON")
@@ -39,7 +41,7 @@ final class SQLiteConnection {
         if rc != SQLITE_OK {
             let message = err.map { String(cString: $0) } ?? "error \(rc)"
             sqlite3_free(err)
-            throw StorageError.classify(code: rc, extended: sqlite3_extended_errcode(handle), message: message)
+            throw StorageError.classify(extended: rc, message: message)
         }
     }
 
@@ -103,8 +105,9 @@ final class SQLiteConnection {
         return stmt
     }
 
+    /// `rc` is an extended result code (enabled at open).
     private func error(_ rc: Int32) -> StorageError {
-        StorageError.classify(code: rc, extended: sqlite3_extended_errcode(handle), message: String(cString: sqlite3_errmsg(handle)))
+        StorageError.classify(extended: rc, message: String(cString: sqlite3_errmsg(handle)))
     }
 }
 

@@ -6,20 +6,34 @@ public enum StorageError: Error, Equatable, CustomStringConvertible {
     case cannotOpen(path: String, reason: String)
     /// Another process held the write lock past the busy timeout.
     case busy
-    /// A uniqueness or conditional-write rule refused the change; `constraint` names it.
+    /// Another writer got there first: a UNIQUE or PRIMARY KEY race, or a conditional write
+    /// whose expected state moved. Re-reading and re-planning may succeed; `constraint` names it.
     case conflict(constraint: String)
+    /// A write broke a rule the code is meant to keep (a CHECK, NOT NULL or foreign-key
+    /// constraint): a bug, never retried. `constraint` is SQLite's text naming it.
+    case brokenInvariant(ConstraintKind, constraint: String)
     /// The database was written by a newer version of the service.
     case newerSchema(found: Int, supported: Int)
     /// Stored data does not have the shape this version expects.
     case corrupt(String)
-    /// Any other SQLite failure.
+    /// Any other SQLite failure (`code` is SQLite's extended result code).
     case sqlite(code: Int32, message: String)
+
+    /// The kind of constraint a ``brokenInvariant(_:constraint:)`` failed.
+    public enum ConstraintKind: String, Equatable, Sendable {
+        case check = "CHECK"
+        case notNull = "NOT NULL"
+        case foreignKey = "FOREIGN KEY"
+        /// A trigger's RAISE, a generated column or another kind SQLite adds.
+        case other = "constraint"
+    }
 
     public var description: String {
         switch self {
         case .cannotOpen(let path, let reason): return "cannot open database \(path): \(reason)"
         case .busy: return "database is busy (another writer held the lock too long)"
         case .conflict(let constraint): return "conflicting write: \(constraint)"
+        case .brokenInvariant(let kind, let constraint): return "broken invariant (\(kind.rawValue)): \(constraint)"
         case .newerSchema(let found, let supported):
             return "database schema version \(found) is newer than this service supports (\(supported)); upgrade the service"
         case .corrupt(let what): return "unexpected stored data: \(what)"
@@ -27,10 +41,20 @@ public enum StorageError: Error, Equatable, CustomStringConvertible {
         }
     }
 
-    static func classify(code: Int32, extended: Int32, message: String) -> StorageError {
-        switch code {
+    /// Classifies an extended result code (connections enable extended codes, so `extended`
+    /// tells which constraint failed; its low byte is the primary code).
+    static func classify(extended: Int32, message: String) -> StorageError {
+        switch extended & 0xFF {
         case SQLITE_BUSY, SQLITE_LOCKED: return .busy
-        case SQLITE_CONSTRAINT: return .conflict(constraint: message)
+        case SQLITE_CONSTRAINT:
+            switch extended {
+            case CSQLITE_CONSTRAINT_UNIQUE, CSQLITE_CONSTRAINT_PRIMARYKEY, CSQLITE_CONSTRAINT_ROWID:
+                return .conflict(constraint: message)
+            case CSQLITE_CONSTRAINT_CHECK: return .brokenInvariant(.check, constraint: message)
+            case CSQLITE_CONSTRAINT_NOTNULL: return .brokenInvariant(.notNull, constraint: message)
+            case CSQLITE_CONSTRAINT_FOREIGNKEY: return .brokenInvariant(.foreignKey, constraint: message)
+            default: return .brokenInvariant(.other, constraint: message)
+            }
         default: return .sqlite(code: extended, message: message)
         }
     }

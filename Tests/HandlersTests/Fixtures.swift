@@ -39,12 +39,21 @@ final class CountingIssuer: CredentialIssuing, @unchecked Sendable {
     }
 }
 
+/// What the service reported to the operator's log as internal failures.
+final class InternalErrorLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var lines: [String] = []
+    func append(_ line: String) { lock.withLock { lines.append(line) } }
+    var all: [String] { lock.withLock { lines } }
+}
+
 /// A service on a fresh database, with helpers to build and send requests.
 struct Harness {
     let dir = TemporaryDirectory("handlers")
     let store: SQLiteBadgeStore
     let clock: TestClock
     let issuer = CountingIssuer()
+    let internalErrors = InternalErrorLog()
     let service: BadgeService
     let codes: CodeAdmin
 
@@ -53,7 +62,8 @@ struct Harness {
         clock = TestClock(t)
         try DefaultCatalog.seedIfEmpty(store, at: t)
         service = BadgeService(store: store, issuer: issuer, clock: clock.function,
-                               configuration: .init(catalogCacheSeconds: 0))
+                               configuration: .init(catalogCacheSeconds: 0,
+                                                    reportInternalError: { [internalErrors] in internalErrors.append($0) }))
         codes = CodeAdmin(store: store, clock: clock.function)
     }
 

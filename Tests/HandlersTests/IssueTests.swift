@@ -128,6 +128,43 @@ import Testing
         #expect(Set(expiries).count == 23)
     }
 
+    /// A write the database refuses by a CHECK is a bug, not a race: answered `internal`,
+    /// logged with the constraint, signed once and never retried; nothing is written.
+    @Test func aBrokenCheckIsAnsweredInternalAndNotRetried() throws {
+        let (key, last) = try funded()
+        let before = try h.ledger(of: key)
+        // The database itself drives the issued month's balance negative, as a planning bug would.
+        try h.store.database.executeForTesting("""
+            CREATE TRIGGER negative_balance AFTER INSERT ON badge_issuances
+            BEGIN UPDATE badge_ledger SET balance_months = -1 WHERE entry_id = NEW.entry_id; END
+            """)
+        h.clock.now = at(2026, 4, 10)
+        let out = h.issue(by: key, asserting: last)
+        #expect(out.error == .internal)
+        #expect(h.issuer.count == 2)  // the redemption's month and one pass of issueBadge
+        #expect(h.internalErrors.all == ["issueBadge: broken invariant (CHECK): CHECK constraint failed: balance_months >= 0"])
+        #expect(try h.ledger(of: key) == before)
+    }
+
+    /// The contrast: a write that keeps losing a uniqueness race is re-planned and re-signed
+    /// on every pass, then answered `internal` once the passes run out.
+    @Test func aConflictIsRetriedUntilThePassesRunOut() throws {
+        let (key, last) = try funded()
+        let before = try h.ledger(of: key)
+        // Every issuance collides with a purchase key that is already taken.
+        try h.store.database.executeForTesting("""
+            CREATE TRIGGER taken_key AFTER INSERT ON badge_issuances
+            BEGIN INSERT INTO badge_purchases (purchase_key, master_key, badge_type, created_at)
+                  SELECT purchase_key, master_key, badge_type, created_at FROM badge_purchases LIMIT 1; END
+            """)
+        h.clock.now = at(2026, 4, 10)
+        let out = h.issue(by: key, asserting: last)
+        #expect(out.error == .internal)
+        #expect(h.issuer.count == 1 + BadgeService.conditionalWriteAttempts)
+        #expect(h.internalErrors.all == ["issueBadge: the write conflicted 3 times"])
+        #expect(try h.ledger(of: key) == before)
+    }
+
     @Test func twentyIdenticalIssueRequestsAtOnceIssueOnce() throws {
         let (key, last) = try funded()
         h.clock.now = at(2026, 4, 12)

@@ -46,7 +46,7 @@ import Testing
 
     @Test func offerOfUnknownPriceIsRefused() throws {
         let store = try open()
-        #expect(throws: StorageError.self) {
+        #expect(throws: StorageError.brokenInvariant(.foreignKey, constraint: "FOREIGN KEY constraint failed")) {
             try store.write { try $0.insertOffer(BadgeOffer(offerId: "o", priceId: "missing", months: 3, discount: .freeMonths(1), status: .active, createdAt: t0)) }
         }
     }
@@ -57,10 +57,8 @@ import Testing
         #expect(try store.read { try $0.purchase(key: "K") } == p)
         #expect(try store.read { try $0.purchase(id: p.id) } == p)
         #expect(try store.read { try $0.purchase(key: "L") } == nil)
-        #expect {
+        #expect(throws: StorageError.conflict(constraint: "UNIQUE constraint failed: badge_purchases.purchase_key")) {
             try store.write { try $0.insertPurchase(key: "K", masterKey: [9], badgeType: .legend, at: t0) }
-        } throws: { error in
-            if case StorageError.conflict = error { return true } else { return false }
         }
     }
 
@@ -93,8 +91,17 @@ import Testing
     @Test func negativeBalanceIsRefusedByTheDatabase() throws {
         let store = try open()
         let p = try store.write { try $0.insertPurchase(key: "K", masterKey: [1], badgeType: .supporter, at: t0) }
-        #expect(throws: StorageError.self) {
+        #expect(throws: StorageError.brokenInvariant(.check, constraint: "CHECK constraint failed: balance_months >= 0")) {
             try store.write { try $0.appendLedger(purchaseId: p.id, expectedCount: 0, entries: [entry("a", change: -1, balance: -1, type: .debit(.badge), at: t0)]) }
+        }
+    }
+
+    @Test func aMissingRequiredValueIsABrokenInvariant() throws {
+        let store = try open()
+        #expect(throws: StorageError.brokenInvariant(.notNull, constraint: "NOT NULL constraint failed: badge_purchases.master_key")) {
+            try store.database.executeForTesting("""
+                INSERT INTO badge_purchases (purchase_key, master_key, badge_type, created_at) VALUES ('K', NULL, 'supporter', 0)
+                """)
         }
     }
 
@@ -128,7 +135,9 @@ import Testing
         }
         #expect(try store.read { try $0.latestIssuance(purchaseId: p.id) } == second)
         // one issuance per badge row
-        #expect(throws: StorageError.self) { try store.write { try $0.insertIssuance(first) } }
+        #expect(throws: StorageError.conflict(constraint: "UNIQUE constraint failed: badge_issuances.entry_id")) {
+            try store.write { try $0.insertIssuance(first) }
+        }
     }
 
     @Test func codesAndRedemptions() throws {
@@ -143,11 +152,13 @@ import Testing
         try store.write { try $0.insertRedemption(codeHash: hash, purchaseId: b.id, at: t0) }
         #expect(try store.read { try $0.redemptions(codeHash: hash) }.sorted() == [a.id, b.id].sorted())
         // a purchase redeems at most one code, once
-        #expect(throws: StorageError.self) { try store.write { try $0.insertRedemption(codeHash: hash, purchaseId: a.id, at: t0) } }
+        #expect(throws: StorageError.conflict(constraint: "UNIQUE constraint failed: badge_code_redemptions.code_hash, badge_code_redemptions.purchase_id")) {
+            try store.write { try $0.insertRedemption(codeHash: hash, purchaseId: a.id, at: t0) }
+        }
         #expect(try store.write { try $0.revokeCode(hash: hash, at: t0) })
         #expect(try !store.write { try $0.revokeCode(hash: hash, at: t0) })
         #expect(try store.read { try $0.code(hash: hash) }?.revokedAt == t0)
-        #expect(throws: StorageError.self) {
+        #expect(throws: StorageError.brokenInvariant(.check, constraint: "CHECK constraint failed: months BETWEEN 1 AND 255")) {
             try store.write { try $0.insertCode(CodeRecord(hash: [1], badgeType: .supporter, months: 0, maxUses: 1, payment: .free, expiresAt: nil, createdAt: t0)) }
         }
     }
@@ -157,7 +168,7 @@ import Testing
         let p = try a.write { try $0.insertPurchase(key: "K", masterKey: [1], badgeType: .supporter, at: t0) }
         try b.write { try $0.appendLedger(purchaseId: p.id, expectedCount: 0, entries: [entry("x", change: 1, balance: 1, type: .credit(.support), at: t0)]) }
         #expect(try a.read { try $0.ledger(purchaseId: p.id) }.count == 1)
-        #expect(throws: StorageError.self) {
+        #expect(throws: StorageError.conflict(constraint: "ledger tip moved")) {
             try a.write { try $0.appendLedger(purchaseId: p.id, expectedCount: 0, entries: [entry("y", change: 1, balance: 1, type: .credit(.support), at: t0)]) }
         }
     }
