@@ -1,5 +1,6 @@
 import BadgeCore
 import Foundation
+import JSON
 
 /// The issuer keys by index (1 … 8), exactly one of them active for signing.
 ///
@@ -79,47 +80,50 @@ public struct IssuerKeyring: Sendable {
 
 extension IssuerKeyring {
     /// Parses the key file format described on the type.
-    public init(json data: Data) throws(CredentialError) {
-        let parsed: Any
-        do { parsed = try JSONSerialization.jsonObject(with: data) } catch { throw .malformedKeyFile("not JSON") }
-        guard let object = parsed as? [String: Any] else { throw .malformedKeyFile("not a JSON object") }
-        guard let active = object["active"] as? Int else { throw .malformedKeyFile("\"active\" must be an integer") }
-        guard let keys = object["keys"] as? [String: Any] else { throw .malformedKeyFile("\"keys\" must be an object") }
+    public init(json bytes: [UInt8]) throws(CredentialError) {
+        var texts = [Int: (secretKey: String?, publicKey: String?)]()
+        let active: Int
+        do {
+            let file = try JSONObjectReader(try JSONValue.parse(bytes))
+            active = try file.int("active", in: Int.min...Int.max)
+            let keys = try file.nested("keys")
+            for member in keys.object {
+                guard let index = Int(member.key), String(index) == member.key else {
+                    throw keys.fail(member.key, "key index \"\(member.key)\" is not an integer")
+                }
+                let entry = try keys.nested(member.key)
+                texts[index] = (try entry.optionalString("secretKey"), try entry.optionalString("publicKey"))
+            }
+        } catch {
+            throw .malformedKeyFile("\(error)")
+        }
         var pairs = [Int: (secretKey: IssuerSecretKey?, publicKey: IssuerPublicKey?)]()
-        for (name, value) in keys {
-            guard let index = Int(name), String(index) == name else { throw .malformedKeyFile("key index \"\(name)\" is not an integer") }
-            guard let entry = value as? [String: Any] else { throw .malformedKeyFile("keys.\(name) must be an object") }
+        for (index, text) in texts {
             var secret: IssuerSecretKey?
             var publicKey: IssuerPublicKey?
-            if let text = entry["secretKey"] {
-                guard let text = text as? String else { throw .malformedKeyFile("keys.\(name).secretKey must be a string") }
-                secret = try IssuerSecretKey(text: text)
-            }
-            if let text = entry["publicKey"] {
-                guard let text = text as? String else { throw .malformedKeyFile("keys.\(name).publicKey must be a string") }
-                publicKey = try IssuerPublicKey(text: text)
-            }
+            if let t = text.secretKey { secret = try IssuerSecretKey(text: t) }
+            if let t = text.publicKey { publicKey = try IssuerPublicKey(text: t) }
             pairs[index] = (secret, publicKey)
         }
         try self.init(active: active, keys: pairs)
     }
 
-    /// The key file's JSON (secrets included).
-    public func jsonText() -> String {
-        var keys = [String: Any]()
-        for (index, entry) in entries {
-            var e: [String: Any] = ["publicKey": entry.publicKey.text]
-            if let secret = entry.secretKey { e["secretKey"] = secret.text }
-            keys[String(index)] = e
+    /// The key file's JSON (secrets included): indexes in order, each key's members sorted.
+    public var json: JSONValue {
+        var keys = JSONObject()
+        for index in entries.keys.sorted() {
+            let entry = entries[index]!
+            var e = JSONObject()
+            e["publicKey"] = .string(entry.publicKey.text)
+            if let secret = entry.secretKey { e["secretKey"] = .string(secret.text) }
+            keys[String(index)] = .object(e)
         }
-        let data = try! JSONSerialization.data(withJSONObject: ["active": activeIndex, "keys": keys] as [String: Any],
-                                               options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
-        return String(decoding: data, as: UTF8.self) + "\n"
+        return ["active": .number(JSONNumber(activeIndex)), "keys": .object(keys)]
     }
 
     /// Reads and validates a key file.
     public static func load(from url: URL) throws -> IssuerKeyring {
-        try IssuerKeyring(json: try Data(contentsOf: url))
+        try IssuerKeyring(json: Array(try Data(contentsOf: url)))
     }
 
     /// Writes the key file readable by the owner only (0600), replacing any existing file.
@@ -131,7 +135,7 @@ extension IssuerKeyring {
             throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: temporary.path])
         }
         let handle = try FileHandle(forWritingTo: temporary)
-        try handle.write(contentsOf: Data(jsonText().utf8))
+        try handle.write(contentsOf: Data(json.serialized(.indented) + [0x0A]))
         try handle.synchronize()
         try handle.close()
         if fm.fileExists(atPath: url.path) { try fm.removeItem(at: url) }

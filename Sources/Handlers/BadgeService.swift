@@ -1,6 +1,7 @@
 import BadgeCore
 import Crypto
 import Foundation
+import JSON
 import Ledger
 import RequestAuth
 import Schema

@@ -1,11 +1,10 @@
 import BadgeCore
-import Schema
 
 /// Signs badge credentials: the seam between the handlers and the issuer keys, so handler
 /// tests can count signatures or fail them.
 public protocol CredentialIssuing: Sendable {
     /// A credential over `masterKey`, `badgeType` and `expiry` with the active issuer key.
-    func issue(masterKey: [UInt8], badgeType: BadgeType, expiry: Timestamp) throws -> CredentialWire
+    func issue(masterKey: [UInt8], badgeType: BadgeType, expiry: Timestamp) throws -> BadgeCredential
     /// Whether the issuer keys are loaded and usable (for /readyz).
     var isReady: Bool { get }
 }

@@ -19,7 +19,7 @@ extension BadgeService {
             let rows = snapshot.rows
             let tip = rows.last ?? .emptyEntry(at: purchase.createdAt, badgeType: purchase.badgeType)
             let plan = planIssue(from: tip, at: now, newId: newEntryId)
-            var credential: CredentialWire?
+            var credential: BadgeCredential?
             if let period = plan.issued {
                 credential = try sign(masterKey: purchase.masterKey, period: period)
             } else if let latest = snapshot.latest, isPeriodCurrent(periodEnd: latest.periodEnd, at: now) {

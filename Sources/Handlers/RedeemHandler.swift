@@ -69,7 +69,7 @@ extension BadgeService {
     }
 
     /// Signs the credential for an issued period.
-    func sign(masterKey: [UInt8], period: IssuedPeriod) throws -> CredentialWire {
+    func sign(masterKey: [UInt8], period: IssuedPeriod) throws -> BadgeCredential {
         do {
             return try issuer.issue(masterKey: masterKey, badgeType: period.badgeType, expiry: period.expiry)
         } catch {
@@ -79,15 +79,14 @@ extension BadgeService {
 }
 
 extension IssuanceRecord {
-    init(period: IssuedPeriod, purchaseId: Int64, credential: CredentialWire) {
+    init(period: IssuedPeriod, purchaseId: Int64, credential: BadgeCredential) {
         self.init(entryId: period.entryId, purchaseId: purchaseId, badgeType: period.badgeType, periodStart: period.start,
-                  periodEnd: period.end, expiry: period.expiry, keyIndex: credential.badgeKeyIdx,
+                  periodEnd: period.end, expiry: period.expiry, keyIndex: credential.keyIndex,
                   signature: credential.signature)
     }
 
     /// The credential as it was issued (the master key is the purchase's).
-    func credential(masterKey: [UInt8]) -> CredentialWire {
-        CredentialWire(badgeKeyIdx: keyIndex, masterKey: masterKey, signature: signature, badgeType: badgeType,
-                       badgeExpiry: expiry, badgeExtra: "")
+    func credential(masterKey: [UInt8]) -> BadgeCredential {
+        BadgeCredential(keyIndex: keyIndex, masterKey: masterKey, signature: signature, badgeType: badgeType, expiry: expiry)
     }
 }

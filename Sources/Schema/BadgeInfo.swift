@@ -1,7 +1,8 @@
 import BadgeCore
+import JSON
 
 /// What a credential attests (schema `badgeInfo`); also how getBadgeInvoice names the badge.
-public struct BadgeInfo: Hashable, WireModel {
+public struct BadgeInfo: Hashable, JSONModel {
     public var badgeType: BadgeType
     public var badgeExpiry: Timestamp
     /// Reserved; always empty today.
@@ -13,15 +14,15 @@ public struct BadgeInfo: Hashable, WireModel {
         self.badgeExtra = badgeExtra
     }
 
-    public init(json: JSONValue, at path: [String]) throws(WireDecodingError) {
-        let o = try WireObject(json, at: path)
+    public init(json: JSONValue, at path: [String]) throws(JSONDecodingError) {
+        let o = try JSONObjectReader(json, at: path)
         badgeType = BadgeType(rawValue: try o.string("badgeType"))
         badgeExpiry = try o.timestamp("badgeExpiry")
         badgeExtra = try o.string("badgeExtra")
     }
 
     public var json: JSONValue {
-        var w = WireBuilder()
+        var w = JSONObjectBuilder()
         w.add("badgeType", badgeType.rawValue)
         w.add("badgeExpiry", badgeExpiry)
         w.add("badgeExtra", badgeExtra)

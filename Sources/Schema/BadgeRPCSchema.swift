@@ -1,3 +1,4 @@
+import JSON
 /// The badge service RPC schema (`schema/badges-rpc.schema.json`), compiled once from the
 /// text embedded in the binary (``text``).
 public struct BadgeRPCSchema: Sendable {

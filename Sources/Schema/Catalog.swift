@@ -1,7 +1,8 @@
 import BadgeCore
+import JSON
 
 /// Prices and offers (schema `catalog`).
-public struct Catalog: Hashable, WireModel {
+public struct Catalog: Hashable, JSONModel {
     public var prices: [BadgePrice]
     public var offers: [BadgeOffer]
 
@@ -10,14 +11,14 @@ public struct Catalog: Hashable, WireModel {
         self.offers = offers
     }
 
-    public init(json: JSONValue, at path: [String]) throws(WireDecodingError) {
-        let o = try WireObject(json, at: path)
+    public init(json: JSONValue, at path: [String]) throws(JSONDecodingError) {
+        let o = try JSONObjectReader(json, at: path)
         prices = try o.models("prices")
         offers = try o.models("offers")
     }
 
     public var json: JSONValue {
-        var w = WireBuilder()
+        var w = JSONObjectBuilder()
         w.add("prices", prices)
         w.add("offers", offers)
         return w.json
@@ -25,16 +26,16 @@ public struct Catalog: Hashable, WireModel {
 }
 
 /// A monthly price of a badge type (schema `badgePrice`).
-extension BadgePrice: WireModel {
-    public init(json: JSONValue, at path: [String]) throws(WireDecodingError) {
-        let o = try WireObject(json, at: path)
+extension BadgePrice: JSONModel {
+    public init(json: JSONValue, at path: [String]) throws(JSONDecodingError) {
+        let o = try JSONObjectReader(json, at: path)
         self.init(priceId: try o.string("priceId"), badgeType: BadgeType(rawValue: try o.string("badgeType")),
                   monthPrice: try o.uint32("monthPrice"), currency: try o.string("currency"),
                   status: try o.enumeration("status"), createdAt: try o.timestamp("createdAt"))
     }
 
     public var json: JSONValue {
-        var w = WireBuilder()
+        var w = JSONObjectBuilder()
         w.add("priceId", priceId)
         w.add("badgeType", badgeType.rawValue)
         w.add("monthPrice", monthPrice)
@@ -46,16 +47,16 @@ extension BadgePrice: WireModel {
 }
 
 /// A discounted duration (schema `badgeOffer`).
-extension BadgeOffer: WireModel {
-    public init(json: JSONValue, at path: [String]) throws(WireDecodingError) {
-        let o = try WireObject(json, at: path)
+extension BadgeOffer: JSONModel {
+    public init(json: JSONValue, at path: [String]) throws(JSONDecodingError) {
+        let o = try JSONObjectReader(json, at: path)
         self.init(offerId: try o.string("offerId"), priceId: try o.optionalString("priceId"),
                   months: try o.int("months", in: 0...255), discount: try o.model("discount"),
                   status: try o.enumeration("status"), createdAt: try o.timestamp("createdAt"))
     }
 
     public var json: JSONValue {
-        var w = WireBuilder()
+        var w = JSONObjectBuilder()
         w.add("offerId", offerId)
         w.add("priceId", priceId)
         w.add("months", months)
@@ -68,10 +69,10 @@ extension BadgeOffer: WireModel {
 
 /// An offer's discount (schema `offerDiscount`): free months, or a percentage
 /// (wire tag `discount`).
-extension OfferDiscount: WireModel {
+extension OfferDiscount: JSONModel {
 
-    public init(json: JSONValue, at path: [String]) throws(WireDecodingError) {
-        let o = try WireObject(json, at: path)
+    public init(json: JSONValue, at path: [String]) throws(JSONDecodingError) {
+        let o = try JSONObjectReader(json, at: path)
         switch try o.tag() {
         case "freeMonths": self = .freeMonths(try o.int("freeMonths", in: 0...255))
         case "discount": self = .percent(try o.int("discount", in: 0...255))
@@ -82,11 +83,11 @@ extension OfferDiscount: WireModel {
     public var json: JSONValue {
         switch self {
         case .freeMonths(let n):
-            var w = WireBuilder(type: "freeMonths")
+            var w = JSONObjectBuilder(type: "freeMonths")
             w.add("freeMonths", n)
             return w.json
         case .percent(let n):
-            var w = WireBuilder(type: "discount")
+            var w = JSONObjectBuilder(type: "discount")
             w.add("discount", n)
             return w.json
         }

@@ -1,7 +1,8 @@
 import BadgeCore
+import JSON
 
 /// A priced purchase awaiting payment (schema `invoice`); amount = price − discount − credit.
-public struct Invoice: Hashable, WireModel {
+public struct Invoice: Hashable, JSONModel {
     public var invoiceId: String
     /// Minor units, as all amounts.
     public var price: UInt32
@@ -25,8 +26,8 @@ public struct Invoice: Hashable, WireModel {
         self.paymentTo = paymentTo
     }
 
-    public init(json: JSONValue, at path: [String]) throws(WireDecodingError) {
-        let o = try WireObject(json, at: path)
+    public init(json: JSONValue, at path: [String]) throws(JSONDecodingError) {
+        let o = try JSONObjectReader(json, at: path)
         invoiceId = try o.string("invoiceId")
         price = try o.uint32("price")
         discount = try o.optionalUInt32("discount")
@@ -38,7 +39,7 @@ public struct Invoice: Hashable, WireModel {
     }
 
     public var json: JSONValue {
-        var w = WireBuilder()
+        var w = JSONObjectBuilder()
         w.add("invoiceId", invoiceId)
         w.add("price", price)
         w.add("discount", discount)
@@ -52,14 +53,14 @@ public struct Invoice: Hashable, WireModel {
 }
 
 /// Where an invoice is paid (schema `paymentTo`).
-public enum PaymentTo: Hashable, WireModel {
+public enum PaymentTo: Hashable, JSONModel {
     /// A hosted checkout page.
     case card(provider: CardProvider, url: String)
     /// An address and the amount in the coin's whole units, as decimal text.
     case crypto(currency: CryptoCurrency, address: String, cryptoAmount: String)
 
-    public init(json: JSONValue, at path: [String]) throws(WireDecodingError) {
-        let o = try WireObject(json, at: path)
+    public init(json: JSONValue, at path: [String]) throws(JSONDecodingError) {
+        let o = try JSONObjectReader(json, at: path)
         switch try o.tag() {
         case "card":
             self = .card(provider: try o.enumeration("provider"), url: try o.string("url"))
@@ -74,12 +75,12 @@ public enum PaymentTo: Hashable, WireModel {
     public var json: JSONValue {
         switch self {
         case .card(let provider, let url):
-            var w = WireBuilder(type: "card")
+            var w = JSONObjectBuilder(type: "card")
             w.add("provider", provider.rawValue)
             w.add("url", url)
             return w.json
         case .crypto(let currency, let address, let cryptoAmount):
-            var w = WireBuilder(type: "crypto")
+            var w = JSONObjectBuilder(type: "crypto")
             w.add("currency", currency.rawValue)
             w.add("address", address)
             w.add("cryptoAmount", cryptoAmount)

@@ -1,3 +1,4 @@
+import JSON
 /// A JSON Type Definition schema (RFC 8927), checked against every rule of §2 and compiled
 /// for validation: forms decided, refs resolved to their definitions.
 ///

@@ -1,4 +1,5 @@
 import BadgeCore
+import JSON
 
 extension JTDSchema {
     /// Validates `instance` against the root schema (RFC 8927 §3.3); `[]` means valid.

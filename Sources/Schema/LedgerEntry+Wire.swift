@@ -1,10 +1,11 @@
 import BadgeCore
+import JSON
 import Ledger
 
 /// Wire form of the schema's `ledgerEntry` (the `Ledger` module's data definition).
-extension LedgerEntry: WireModel {
-    public init(json: JSONValue, at path: [String]) throws(WireDecodingError) {
-        let o = try WireObject(json, at: path)
+extension LedgerEntry: JSONModel {
+    public init(json: JSONValue, at path: [String]) throws(JSONDecodingError) {
+        let o = try JSONObjectReader(json, at: path)
         self.init(
             entryId: try o.string("entryId"),
             changeMonths: try o.int("changeMonths", in: Int(Int16.min)...Int(Int16.max)),
@@ -18,7 +19,7 @@ extension LedgerEntry: WireModel {
     }
 
     public var json: JSONValue {
-        var w = WireBuilder()
+        var w = JSONObjectBuilder()
         w.add("entryId", entryId)
         w.add("changeMonths", changeMonths)
         w.add("balanceMonths", balanceMonths)
@@ -33,9 +34,9 @@ extension LedgerEntry: WireModel {
 }
 
 /// `{"type": "credit", "credit": {…}}` or `{"type": "debit", "debit": {…}}`.
-extension LedgerEntryType: WireModel {
-    public init(json: JSONValue, at path: [String]) throws(WireDecodingError) {
-        let o = try WireObject(json, at: path)
+extension LedgerEntryType: JSONModel {
+    public init(json: JSONValue, at path: [String]) throws(JSONDecodingError) {
+        let o = try JSONObjectReader(json, at: path)
         switch try o.tag() {
         case "credit": self = .credit(try o.model("credit"))
         case "debit": self = .debit(try o.model("debit"))
@@ -46,11 +47,11 @@ extension LedgerEntryType: WireModel {
     public var json: JSONValue {
         switch self {
         case .credit(let c):
-            var w = WireBuilder(type: "credit")
+            var w = JSONObjectBuilder(type: "credit")
             w.add("credit", c)
             return w.json
         case .debit(let d):
-            var w = WireBuilder(type: "debit")
+            var w = JSONObjectBuilder(type: "debit")
             w.add("debit", d)
             return w.json
         }
@@ -59,9 +60,9 @@ extension LedgerEntryType: WireModel {
 
 /// Schema `ledgerCredit`. Unknown types are refused: a service never sends one, and the
 /// schema rejects them before decoding.
-extension LedgerCredit: WireModel {
-    public init(json: JSONValue, at path: [String]) throws(WireDecodingError) {
-        let o = try WireObject(json, at: path)
+extension LedgerCredit: JSONModel {
+    public init(json: JSONValue, at path: [String]) throws(JSONDecodingError) {
+        let o = try JSONObjectReader(json, at: path)
         switch try o.tag() {
         case "payment": self = .payment(invoiceId: try o.optionalString("invoiceId"))
         case "code": self = .code
@@ -86,7 +87,7 @@ extension LedgerCredit: WireModel {
     }
 
     public var json: JSONValue {
-        var w = WireBuilder(type: typeName)
+        var w = JSONObjectBuilder(type: typeName)
         switch self {
         case .payment(let invoiceId): w.add("invoiceId", invoiceId)
         case .charge(let chargeId): w.add("chargeId", chargeId)
@@ -98,9 +99,9 @@ extension LedgerCredit: WireModel {
 }
 
 /// Schema `ledgerDebit`.
-extension LedgerDebit: WireModel {
-    public init(json: JSONValue, at path: [String]) throws(WireDecodingError) {
-        let o = try WireObject(json, at: path)
+extension LedgerDebit: JSONModel {
+    public init(json: JSONValue, at path: [String]) throws(JSONDecodingError) {
+        let o = try JSONObjectReader(json, at: path)
         switch try o.tag() {
         case "refund": self = .refund
         case "upgrade": self = .upgrade(toPurchaseKey: try o.purchaseKey("toPurchaseKey"))
@@ -125,7 +126,7 @@ extension LedgerDebit: WireModel {
     }
 
     public var json: JSONValue {
-        var w = WireBuilder(type: typeName)
+        var w = JSONObjectBuilder(type: typeName)
         switch self {
         case .upgrade(let key), .transferOut(let key): w.add("toPurchaseKey", key)
         case .refund, .support, .badge, .lapse: break

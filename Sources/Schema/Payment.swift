@@ -1,5 +1,6 @@
+import JSON
 /// Evidence of payment (schema `payment`).
-public enum Payment: Hashable, WireModel {
+public enum Payment: Hashable, JSONModel {
     /// An App Store signed transaction (compact JWS, parts base64url unpadded).
     case apple(jws: String)
     /// A Play product (or subscription) id and purchase token.
@@ -19,8 +20,8 @@ public enum Payment: Hashable, WireModel {
         }
     }
 
-    public init(json: JSONValue, at path: [String]) throws(WireDecodingError) {
-        let o = try WireObject(json, at: path)
+    public init(json: JSONValue, at path: [String]) throws(JSONDecodingError) {
+        let o = try JSONObjectReader(json, at: path)
         switch try o.tag() {
         case "apple": self = .apple(jws: try o.string("jws"))
         case "google": self = .google(productId: try o.string("productId"), token: try o.string("token"))
@@ -31,7 +32,7 @@ public enum Payment: Hashable, WireModel {
     }
 
     public var json: JSONValue {
-        var w = WireBuilder(type: typeName)
+        var w = JSONObjectBuilder(type: typeName)
         switch self {
         case .apple(let jws): w.add("jws", jws)
         case .google(let productId, let token): w.add("productId", productId); w.add("token", token)

@@ -1,3 +1,4 @@
+import JSON
 /// Card payments go through this provider.
 public enum CardProvider: String, Hashable, Sendable, CaseIterable {
     case stripe
@@ -9,12 +10,12 @@ public enum CryptoCurrency: String, Hashable, Sendable, CaseIterable {
 }
 
 /// How the client wants to pay an invoice (schema `paymentVia`).
-public enum PaymentVia: Hashable, WireModel {
+public enum PaymentVia: Hashable, JSONModel {
     case card(provider: CardProvider)
     case crypto(currency: CryptoCurrency)
 
-    public init(json: JSONValue, at path: [String]) throws(WireDecodingError) {
-        let o = try WireObject(json, at: path)
+    public init(json: JSONValue, at path: [String]) throws(JSONDecodingError) {
+        let o = try JSONObjectReader(json, at: path)
         switch try o.tag() {
         case "card":
             guard let p = CardProvider(rawValue: try o.string("provider")) else { throw o.fail("provider", "unknown provider") }
@@ -29,11 +30,11 @@ public enum PaymentVia: Hashable, WireModel {
     public var json: JSONValue {
         switch self {
         case .card(let provider):
-            var w = WireBuilder(type: "card")
+            var w = JSONObjectBuilder(type: "card")
             w.add("provider", provider.rawValue)
             return w.json
         case .crypto(let currency):
-            var w = WireBuilder(type: "crypto")
+            var w = JSONObjectBuilder(type: "crypto")
             w.add("currency", currency.rawValue)
             return w.json
         }

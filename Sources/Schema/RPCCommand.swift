@@ -1,5 +1,6 @@
+import JSON
 /// One RPC command (schema `command`), tagged by `"type"` on the wire.
-public enum RPCCommand: Hashable, WireModel {
+public enum RPCCommand: Hashable, JSONModel {
     case getBadgeCatalog
     /// Not built; `offerId` nil buys one month at the price.
     case getBadgeInvoice(priceId: String, offerId: String?, badgeInfo: BadgeInfo, paymentVia: PaymentVia, upgrade: UpgradeProof?)
@@ -43,9 +44,9 @@ public enum RPCCommand: Hashable, WireModel {
     /// Length of a credential master key.
     public static let masterKeyLength = 32
 
-    public init(json: JSONValue, at path: [String]) throws(WireDecodingError) {
-        let o = try WireObject(json, at: path)
-        func masterKey() throws(WireDecodingError) -> [UInt8] {
+    public init(json: JSONValue, at path: [String]) throws(JSONDecodingError) {
+        let o = try JSONObjectReader(json, at: path)
+        func masterKey() throws(JSONDecodingError) -> [UInt8] {
             try o.bytes("masterKey", count: Self.masterKeyLength, what: "masterKey")
         }
         switch try o.tag() {
@@ -73,7 +74,7 @@ public enum RPCCommand: Hashable, WireModel {
     }
 
     public var json: JSONValue {
-        var w = WireBuilder(type: name)
+        var w = JSONObjectBuilder(type: name)
         switch self {
         case .getBadgeCatalog, .pauseBadge:
             break

@@ -1,5 +1,6 @@
+import JSON
 /// The request envelope (schema `request`).
-public struct RPCRequest: Hashable, WireModel {
+public struct RPCRequest: Hashable, JSONModel {
     /// The client's protocol version.
     public var version: Int
     /// The purchase key exactly as the client spelled it (padded base64url of the Ed25519
@@ -14,15 +15,15 @@ public struct RPCRequest: Hashable, WireModel {
         self.command = command
     }
 
-    public init(json: JSONValue, at path: [String]) throws(WireDecodingError) {
-        let o = try WireObject(json, at: path)
+    public init(json: JSONValue, at path: [String]) throws(JSONDecodingError) {
+        let o = try JSONObjectReader(json, at: path)
         version = try o.int("version", in: 0...Int(UInt16.max))
         purchaseKey = try o.optionalPurchaseKey("purchaseKey")
         command = try o.model("request")
     }
 
     public var json: JSONValue {
-        var w = WireBuilder()
+        var w = JSONObjectBuilder()
         w.add("version", version)
         w.add("purchaseKey", purchaseKey)
         w.add("request", command)

@@ -1,14 +1,15 @@
+import JSON
 import Ledger
 import BadgeCore
 
 /// One RPC response (schema `response`), tagged by `"type"` on the wire.
-public enum RPCResponse: Hashable, WireModel {
+public enum RPCResponse: Hashable, JSONModel {
     /// `badgeStatement` only for a signed getBadgeCatalog.
     case badgeCatalog(catalog: Catalog, badgeStatement: Statement?)
     case badgeInvoice(invoice: Invoice, badgeType: BadgeType, months: Int)
     /// `credential` nil when nothing can be issued; `receipt` the recovery secret (never for
     /// lifetime badges); `subscription` exactly when a store subscription funds the purchase.
-    case badgeCredential(credential: CredentialWire?, statement: Statement, receipt: String?, subscription: SubscriptionState?)
+    case badgeCredential(credential: BadgeCredential?, statement: Statement, receipt: String?, subscription: SubscriptionState?)
     /// As built; ``failure(_:message:retryAfter:)`` applies the retryAfter rule.
     case error(code: ErrorCode, message: String?, retryAfter: UInt32?)
 
@@ -35,8 +36,8 @@ public enum RPCResponse: Hashable, WireModel {
         return nil
     }
 
-    public init(json: JSONValue, at path: [String]) throws(WireDecodingError) {
-        let o = try WireObject(json, at: path)
+    public init(json: JSONValue, at path: [String]) throws(JSONDecodingError) {
+        let o = try JSONObjectReader(json, at: path)
         switch try o.tag() {
         case "badgeCatalog":
             self = .badgeCatalog(catalog: try o.model("catalog"), badgeStatement: try o.optionalModel("badgeStatement"))
@@ -56,7 +57,7 @@ public enum RPCResponse: Hashable, WireModel {
     }
 
     public var json: JSONValue {
-        var w = WireBuilder(type: name)
+        var w = JSONObjectBuilder(type: name)
         switch self {
         case .badgeCatalog(let catalog, let badgeStatement):
             w.add("catalog", catalog)

@@ -1,3 +1,4 @@
+import JSON
 /// Why a request body was refused before any handler ran. Every case is answered
 /// `bad_request`; ``message`` is safe to send back (it names the position, never echoes values).
 public struct RequestRejection: Error, Hashable, Sendable, CustomStringConvertible {
@@ -7,7 +8,7 @@ public struct RequestRejection: Error, Hashable, Sendable, CustomStringConvertib
         /// Valid JSON that breaks the schema's `request` definition.
         case schema(ValidationError)
         /// Schema-valid, but a value is unusable (bad base64url, wrong key length, …).
-        case value(WireDecodingError)
+        case value(JSONDecodingError)
     }
 
     public let kind: Kind

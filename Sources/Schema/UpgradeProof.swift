@@ -1,7 +1,8 @@
+import JSON
 /// Proof of the purchase an upgrade converts (schema `upgrade`): the old key, its receipt,
 /// a signature by the old key binding it to the new one, and the old balance. Not built yet:
 /// getBadgeInvoice is unimplemented and purchaseBadge with an upgrade is refused.
-public struct UpgradeProof: Hashable, WireModel {
+public struct UpgradeProof: Hashable, JSONModel {
     public var fromPurchaseKey: String
     public var receipt: String
     /// Ed25519 signature, 64 bytes.
@@ -15,8 +16,8 @@ public struct UpgradeProof: Hashable, WireModel {
         self.balance = balance
     }
 
-    public init(json: JSONValue, at path: [String]) throws(WireDecodingError) {
-        let o = try WireObject(json, at: path)
+    public init(json: JSONValue, at path: [String]) throws(JSONDecodingError) {
+        let o = try JSONObjectReader(json, at: path)
         fromPurchaseKey = try o.purchaseKey("fromPurchaseKey")
         receipt = try o.string("receipt")
         receiptSignature = try o.bytes("receiptSignature", count: 64, what: "an Ed25519 signature")
@@ -24,7 +25,7 @@ public struct UpgradeProof: Hashable, WireModel {
     }
 
     public var json: JSONValue {
-        var w = WireBuilder()
+        var w = JSONObjectBuilder()
         w.add("fromPurchaseKey", fromPurchaseKey)
         w.add("receipt", receipt)
         w.add("receiptSignature", bytes: receiptSignature)

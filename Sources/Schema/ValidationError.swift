@@ -1,3 +1,4 @@
+import JSON
 /// One way an instance fails a JTD schema (RFC 8927 §3.3): where in the instance, and which
 /// part of the schema rejected it, both as unescaped JSON Pointer tokens.
 ///

@@ -1,6 +1,8 @@
 import BadgeCore
 import Credentials
 import Foundation
+import JSON
+import Schema
 import TestSupport
 import Testing
 
@@ -23,12 +25,9 @@ import Testing
         badMaster.masterKey[31] ^= 0x80
 
         let cases = [good, badSignature, badSignatureA, badExpiry, badType, badMaster]
-        let request: [String: Any] = [
-            "publicKey": secret.publicKey.text,
-            "credentials": try cases.map { try JSONSerialization.jsonObject(with: Data($0.jsonText().utf8)) },
-        ]
-        let output = try PeerPython.run(script: "bbs_peer.py", input: try JSONSerialization.data(withJSONObject: request))
-        let verdicts = try JSONSerialization.jsonObject(with: output) as? [String]
+        let request: JSONValue = ["publicKey": .string(secret.publicKey.text), "credentials": .array(cases.map(\.json))]
+        let output = try PeerPython.run(script: "bbs_peer.py", input: Data(request.serialized()))
+        let verdicts = try JSONValue.parse(Array(output)).arrayValue?.map(\.stringValue)
         #expect(verdicts == ["valid", "invalid", "invalid", "invalid", "invalid", "invalid"])
         #expect(badType.badgeType.rawValue == "rupporter")
     }

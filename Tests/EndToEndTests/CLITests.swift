@@ -1,6 +1,7 @@
 import BadgeCore
 import Crypto
 import Foundation
+import JSON
 import Schema
 import TestSupport
 import Testing
@@ -57,13 +58,13 @@ import Testing
         #expect(signed.status == 0, "\(signed.stderr)")
         let json = try JSONValue.parse(signed.stdout)
         #expect(BadgeRPCSchema.shared.validate(json, definition: "credential") == [])
-        let credential = try CredentialWire(json: json)
-        #expect(credential.badgeKeyIdx == 3 && credential.signature.count == 80)
+        let credential = try BadgeCredential(json: json)
+        #expect(credential.keyIndex == 3 && credential.signature.count == 80)
 
         var flippedSignature = credential
         flippedSignature.signature[40] ^= 0x01
         var flippedExpiry = credential
-        flippedExpiry.badgeExpiry = credential.badgeExpiry.adding(seconds: 1)
+        flippedExpiry.expiry = credential.expiry.adding(seconds: 1)
         var flippedType = credential
         flippedType.badgeType = "supportes"
         var flippedMaster = credential

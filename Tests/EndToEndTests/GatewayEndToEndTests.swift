@@ -1,6 +1,7 @@
 import BadgeCore
 import Crypto
 import Foundation
+import JSON
 import Ledger
 import Schema
 import TestSupport
@@ -52,7 +53,7 @@ import Testing
         #expect(try service.cli(["codes", "list"]).stdout.contains("0/1 used"))
         let fine = try PythonClient.send([.init(url: service.url + "/rpc", body: body, seed_hex: seed)])[0]
         #expect(fine.status == 200)
-        #expect(fine.response?.credentialWire != nil)
+        #expect(fine.response?.credential != nil)
         #expect(try service.cli(["codes", "list"]).stdout.contains("1/1 used"))
         // an unsigned command other than the catalog is refused the same way
         let unsigned = try PythonClient.send([.init(url: service.url + "/rpc", body: body, sign: false)])[0]

@@ -2,6 +2,7 @@ import BadgeCore
 import Crypto
 import Foundation
 import Glibc
+import JSON
 import Ledger
 import Schema
 import Storage
@@ -40,9 +41,9 @@ import Testing
         let entries = try #require(response.statement?.entries)
         #expect(entries.map(\.changeMonths) == [3, -1])
         #expect(entries.map(\.entryType) == [.credit(.code), .debit(.badge)])
-        let credential = try #require(response.credentialWire)
+        let credential = try #require(response.credential)
         #expect(credential.masterKey == master && credential.badgeType == .supporter)
-        #expect(credential.badgeExpiry.date.isoWeekday == 2 && credential.badgeExpiry.secondOfDay == 0)
+        #expect(credential.expiry.date.isoWeekday == 2 && credential.expiry.secondOfDay == 0)
 
         // an independent BLS12-381 implementation verifies it; one flipped bit anywhere does not
         let publicKey = try issuerPublicKey(service)
@@ -53,7 +54,7 @@ import Testing
         var otherType = credential
         otherType.badgeType = "legend"
         var otherExpiry = credential
-        otherExpiry.badgeExpiry = credential.badgeExpiry.adding(seconds: 7 * 86_400)
+        otherExpiry.expiry = credential.expiry.adding(seconds: 7 * 86_400)
         let verdicts = try BBSPeer.verify(publicKey: publicKey, credentials: [credential, flippedSignature, otherMaster, otherType, otherExpiry].map(\.json))
         #expect(verdicts == ["valid", "invalid", "invalid", "invalid", "invalid"])
 
@@ -61,7 +62,7 @@ import Testing
         let rowsBefore = try ledgerRows(service, first.purchase_key)
         let again = try PythonClient.send([.init(url: service.url + "/rpc", body: body, seed_hex: seed)])[0]
         #expect(again.status == 200)
-        #expect(again.response?.credentialWire == credential)
+        #expect(again.response?.credential == credential)
         #expect(try ledgerRows(service, first.purchase_key) == rowsBefore)
         #expect(rowsBefore == entries)
 
@@ -84,7 +85,7 @@ import Testing
         }
         let all = try replies.all.map { try $0.get() }
         #expect(all.allSatisfy { $0.status == 200 })
-        #expect(Set(all.compactMap { $0.response?.credentialWire }).count == 1)
+        #expect(Set(all.compactMap { $0.response?.credential }).count == 1)
         let rows = try ledgerRows(service, key.publicKey.purchaseKeyText)
         #expect(rows.map(\.entryType) == [.credit(.code), .debit(.badge)])
         #expect(try service.cli(["codes", "list"]).stdout.contains("1/1 used"))
@@ -128,7 +129,7 @@ import Testing
         // every answer is a whole, valid response: nothing was cut off by the shutdown
         for reply in answered {
             #expect(reply.status == 200)
-            #expect(reply.response?.credentialWire != nil)
+            #expect(reply.response?.credential != nil)
         }
         #expect(service.stderr.contains("badge-service stopped"))
     }
@@ -224,7 +225,7 @@ extension LedgerEndToEndTests {
             #expect(checkLedger(after, purchaseBadgeType: .supporter) == nil)
             let issuance = try store.read { r in try r.latestIssuance(purchaseId: r.purchase(key: key.publicKey.purchaseKeyText)!.id) }
             #expect(issuance?.entryId == after.last?.entryId)
-            #expect(retry.response?.credentialWire?.signature == issuance?.signature)
+            #expect(retry.response?.credential?.signature == issuance?.signature)
         }
         print("kill -9 during issueBadge: \(outcomes[0]) before the commit, \(outcomes[1]) after it")
         #expect(service.stop() == 0)

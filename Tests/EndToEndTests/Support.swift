@@ -4,6 +4,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import JSON
 import Ledger
 import RequestAuth
 import Schema
@@ -99,7 +100,7 @@ enum BBSPeer {
 }
 
 extension RPCResponse {
-    var credentialWire: CredentialWire? {
+    var credential: BadgeCredential? {
         if case .badgeCredential(let c, _, _, _) = self { return c }
         return nil
     }

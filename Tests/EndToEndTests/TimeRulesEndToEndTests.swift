@@ -2,6 +2,7 @@ import BadgeCore
 import Crypto
 import Foundation
 import Glibc
+import JSON
 import Ledger
 import RequestAuth
 import Schema
@@ -96,10 +97,10 @@ private func midnight(_ y: Int, _ m: Int, _ d: Int) -> Timestamp { utc(y, m, d) 
     /// Every credential expires on a Tuesday at 00:00:00 UTC, more than one and at most eight
     /// days after the end of the period it was issued for, and its BBS signature covers exactly
     /// that expiry (checked by an independent BLS12-381 verifier).
-    func expectTuesdayExpiries(_ issued: [(credential: CredentialWire, periodEnd: Timestamp)], _ deployment: FakeTimeDeployment,
+    func expectTuesdayExpiries(_ issued: [(credential: BadgeCredential, periodEnd: Timestamp)], _ deployment: FakeTimeDeployment,
                                at t: Timestamp) throws {
         for (credential, periodEnd) in issued {
-            let expiry = credential.badgeExpiry
+            let expiry = credential.expiry
             #expect(expiry.date.isoWeekday == 2 && expiry.secondOfDay == 0, "expiry \(expiry) is not a Tuesday midnight")
             let gap = expiry.seconds - periodEnd.seconds
             #expect(gap > 86_400 && gap <= 8 * 86_400, "expiry \(expiry) for a period ending \(periodEnd)")
@@ -120,7 +121,7 @@ private func midnight(_ y: Int, _ m: Int, _ d: Int) -> Timestamp { utc(y, m, d) 
         let deployment = try FakeTimeDeployment()
         let key = Ed25519PrivateKey()
         let master = SecureRandom.bytes(32)
-        var issued: [(credential: CredentialWire, periodEnd: Timestamp)] = []
+        var issued: [(credential: BadgeCredential, periodEnd: Timestamp)] = []
 
         // 31 January 12:00: the operator makes the code, the client redeems it.
         let code = try deployment.cli(["codes", "create", "--type", "supporter", "--months", "4"], at: utc(2027, 1, 31, 11, 59))
@@ -140,15 +141,15 @@ private func midnight(_ y: Int, _ m: Int, _ d: Int) -> Timestamp { utc(y, m, d) 
         #expect(anchor.date == CivilDate(year: 2027, month: 1, day: 31) && anchor == rows[0].createdAt)
         #expect(rows[1].balanceStartTs.date == CivilDate(year: 2027, month: 2, day: 28))  // clipped
         #expect(rows[1].balanceStartTs.secondOfDay == anchor.secondOfDay)
-        let first = try #require(redeemed.response?.credentialWire)
-        #expect(first.badgeExpiry == midnight(2027, 3, 2))  // period ends Sunday 28 Feb → Tuesday 2 Mar
+        let first = try #require(redeemed.response?.credential)
+        #expect(first.expiry == midnight(2027, 3, 2))  // period ends Sunday 28 Feb → Tuesday 2 Mar
         issued.append((first, rows[1].balanceStartTs))
         var tip = rows[1]
 
         // 28 February, a minute before the boundary: the same credential, nothing written.
         let early = try deployment.at(utc(2027, 2, 28, 11, 59)) { try $0.issue(by: key, asserting: tip) }
         #expect(early.status == 200)
-        #expect(early.response?.credentialWire == first)
+        #expect(early.response?.credential == first)
         #expect(early.response?.statement?.entries == [])
         #expect(early.response?.statement?.previousEntryId == tip.entryId)
 
@@ -159,8 +160,8 @@ private func midnight(_ y: Int, _ m: Int, _ d: Int) -> Timestamp { utc(y, m, d) 
         #expect(marchRows[0].balanceMonths == 2)
         #expect(marchRows[0].balanceStartTs.date == CivilDate(year: 2027, month: 3, day: 31))
         #expect(marchRows[0].balanceAnchorTs == anchor)
-        let marchCredential = try #require(march.response?.credentialWire)
-        #expect(marchCredential.badgeExpiry == midnight(2027, 4, 6))  // period ends Wednesday 31 Mar
+        let marchCredential = try #require(march.response?.credential)
+        #expect(marchCredential.expiry == midnight(2027, 4, 6))  // period ends Wednesday 31 Mar
         issued.append((marchCredential, marchRows[0].balanceStartTs))
         tip = marchRows[0]
 
@@ -170,8 +171,8 @@ private func midnight(_ y: Int, _ m: Int, _ d: Int) -> Timestamp { utc(y, m, d) 
         #expect(aprilRows.map(\.entryType) == [.debit(.badge)])
         #expect(aprilRows[0].balanceMonths == 1)
         #expect(aprilRows[0].balanceStartTs.date == CivilDate(year: 2027, month: 4, day: 30))
-        let aprilCredential = try #require(april.response?.credentialWire)
-        #expect(aprilCredential.badgeExpiry == midnight(2027, 5, 4))  // period ends Friday 30 Apr
+        let aprilCredential = try #require(april.response?.credential)
+        #expect(aprilCredential.expiry == midnight(2027, 5, 4))  // period ends Friday 30 Apr
         issued.append((aprilCredential, aprilRows[0].balanceStartTs))
         tip = aprilRows[0]
 
@@ -185,7 +186,7 @@ private func midnight(_ y: Int, _ m: Int, _ d: Int) -> Timestamp { utc(y, m, d) 
         #expect(juneRows[0].balanceMonths == 0)
         #expect(juneRows[0].balanceStartTs.date == CivilDate(year: 2027, month: 5, day: 31))
         #expect(juneRows[0].paidThrough == rows[0].paidThrough)  // a lapse moves months from unused to gone
-        #expect(june.response?.credentialWire == nil)
+        #expect(june.response?.credential == nil)
         #expect(june.response?.statement?.previousEntryId == tip.entryId)
         tip = juneRows[0]
 
@@ -201,8 +202,8 @@ private func midnight(_ y: Int, _ m: Int, _ d: Int) -> Timestamp { utc(y, m, d) 
         let newAnchor = resumedRows[0].balanceAnchorTs
         #expect(newAnchor.date == CivilDate(year: 2027, month: 6, day: 15) && newAnchor == resumedRows[0].balanceStartTs)
         #expect(resumedRows[1].balanceStartTs.date == CivilDate(year: 2027, month: 7, day: 15))
-        let julyCredential = try #require(resumed.response?.credentialWire)
-        #expect(julyCredential.badgeExpiry == midnight(2027, 7, 20))  // period ends Thursday 15 Jul
+        let julyCredential = try #require(resumed.response?.credential)
+        #expect(julyCredential.expiry == midnight(2027, 7, 20))  // period ends Thursday 15 Jul
         issued.append((julyCredential, resumedRows[1].balanceStartTs))
         tip = resumedRows[1]
 
@@ -212,7 +213,7 @@ private func midnight(_ y: Int, _ m: Int, _ d: Int) -> Timestamp { utc(y, m, d) 
         #expect(augustRows.map(\.entryType) == [.debit(.lapse)])
         #expect(augustRows[0].balanceMonths == 0)
         #expect(augustRows[0].balanceStartTs.date == CivilDate(year: 2027, month: 8, day: 15))
-        #expect(august.response?.credentialWire == nil)
+        #expect(august.response?.credential == nil)
 
         // what the operator sees is what the client was sent, row for row
         let shown = try deployment.cli(["ledger", "show", key.publicKey.purchaseKeyText], at: utc(2027, 8, 20, 9))
@@ -238,17 +239,17 @@ private func midnight(_ y: Int, _ m: Int, _ d: Int) -> Timestamp { utc(y, m, d) 
 
         let inTime = try deployment.at(utc(2027, 1, 31, 23, 59)) { try $0.redeem(codes[0], by: early, masterKey: master) }
         #expect(inTime.status == 200)
-        let credential = try #require(inTime.response?.credentialWire)
+        let credential = try #require(inTime.response?.credential)
         #expect(credential.badgeType == .legend)
         // period 31 Jan 23:59 → 28 Feb 23:59 (clipped), a Sunday: Tuesday 2 March
-        #expect(credential.badgeExpiry == midnight(2027, 3, 2))
+        #expect(credential.expiry == midnight(2027, 3, 2))
 
         let (expired, replay) = try deployment.at(utc(2027, 2, 1, 0, 1)) { step in
             (try step.redeem(codes[1], by: late, masterKey: SecureRandom.bytes(32)),
              try step.redeem(codes[0], by: early, masterKey: master))
         }
         #expect(expired.status == 410 && expired.response?.errorCode == .codeExpired)
-        #expect(replay.status == 200 && replay.response?.credentialWire == credential)
+        #expect(replay.status == 200 && replay.response?.credential == credential)
         let rows = try #require(inTime.response?.statement?.entries)
         try expectTuesdayExpiries([(credential, rows[1].balanceStartTs)], deployment, at: utc(2027, 2, 1, 0, 2))
     }

@@ -1,6 +1,7 @@
 import BadgeCore
 import Crypto
 import Handlers
+import JSON
 import Ledger
 import Schema
 import Testing

@@ -2,7 +2,9 @@ import BadgeCore
 import Crypto
 import Foundation
 import Handlers
+import JSON
 import Ledger
+import Locking
 import Schema
 import Storage
 import TestSupport
@@ -30,21 +32,13 @@ final class CountingIssuer: CredentialIssuing, @unchecked Sendable {
 
     struct Refused: Error {}
 
-    func issue(masterKey: [UInt8], badgeType: BadgeType, expiry: Timestamp) throws -> CredentialWire {
+    func issue(masterKey: [UInt8], badgeType: BadgeType, expiry: Timestamp) throws -> BadgeCredential {
         if failing { throw Refused() }
         lock.withLock { _count += 1 }
         let digest = SHA256.hash(masterKey + Array("\(badgeType)|\(expiry)".utf8))
-        return CredentialWire(badgeKeyIdx: 1, masterKey: masterKey, signature: digest + digest + Array(digest.prefix(16)),
-                              badgeType: badgeType, badgeExpiry: expiry)
+        return BadgeCredential(keyIndex: 1, masterKey: masterKey, signature: digest + digest + Array(digest.prefix(16)),
+                              badgeType: badgeType, expiry: expiry)
     }
-}
-
-/// What the service reported to the operator's log as internal failures.
-final class InternalErrorLog: @unchecked Sendable {
-    private let lock = NSLock()
-    private var lines: [String] = []
-    func append(_ line: String) { lock.withLock { lines.append(line) } }
-    var all: [String] { lock.withLock { lines } }
 }
 
 /// A service on a fresh database, with helpers to build and send requests.
@@ -53,7 +47,8 @@ struct Harness {
     let store: SQLiteBadgeStore
     let clock: TestClock
     let issuer = CountingIssuer()
-    let internalErrors = InternalErrorLog()
+    /// What the service reported to the operator's log as internal failures.
+    let internalErrors = LockedValueBox<[String]>([])
     let service: BadgeService
     let codes: CodeAdmin
 
@@ -63,7 +58,7 @@ struct Harness {
         try DefaultCatalog.seedIfEmpty(store, at: t)
         service = BadgeService(store: store, issuer: issuer, clock: clock.function,
                                configuration: .init(catalogCacheSeconds: 0,
-                                                    reportInternalError: { [internalErrors] in internalErrors.append($0) }))
+                                                    reportInternalError: { [internalErrors] line in internalErrors.withLock { $0.append(line) } }))
         codes = CodeAdmin(store: store, clock: clock.function)
     }
 
@@ -97,7 +92,7 @@ struct Harness {
 }
 
 extension RPCOutcome {
-    var credential: CredentialWire? {
+    var credential: BadgeCredential? {
         if case .badgeCredential(let c, _, _, _) = response { return c }
         return nil
     }

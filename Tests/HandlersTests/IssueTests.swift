@@ -2,6 +2,7 @@ import BadgeCore
 import Crypto
 import Foundation
 import Handlers
+import JSON
 import Ledger
 import Schema
 import Storage
@@ -42,7 +43,7 @@ import Testing
         #expect(entries[0].balanceStartTs == at(2026, 5, 10))
         #expect(out.statement?.previousEntryId == last.entryId)
         // period [04-10, 05-10) ends on a Sunday → Tuesday 2026-05-12
-        #expect(out.credential?.badgeExpiry == Timestamp(CivilDate(year: 2026, month: 5, day: 12)))
+        #expect(out.credential?.expiry == Timestamp(CivilDate(year: 2026, month: 5, day: 12)))
         #expect(h.issuer.count == 2)
     }
 
@@ -72,7 +73,7 @@ import Testing
         #expect(entries.map(\.balanceStartTs) == [at(2026, 5, 10), at(2026, 6, 10)])
         #expect(entries.last?.balanceMonths == 0)
         for e in try h.ledger(of: key) { #expect(e.paidThrough == at(2026, 6, 10)) }
-        #expect(out.credential?.badgeExpiry == Timestamp(CivilDate(year: 2026, month: 6, day: 16)))
+        #expect(out.credential?.expiry == Timestamp(CivilDate(year: 2026, month: 6, day: 16)))
     }
 
     @Test func anExhaustedBalanceGetsNoCredentialAndAStatementThatShowsWhy() throws {
@@ -121,9 +122,9 @@ import Testing
             let out = h.issue(by: key, asserting: replica.last!)
             let c = try #require(out.credential)
             let end = try #require(out.statement?.entries.last?.balanceStartTs)
-            #expect(c.badgeExpiry.date.isoWeekday == 2 && c.badgeExpiry.secondOfDay == 0)
-            #expect(c.badgeExpiry.seconds - end.seconds > 86_400 && c.badgeExpiry.seconds - end.seconds <= 8 * 86_400)
-            expiries.append(c.badgeExpiry)
+            #expect(c.expiry.date.isoWeekday == 2 && c.expiry.secondOfDay == 0)
+            #expect(c.expiry.seconds - end.seconds > 86_400 && c.expiry.seconds - end.seconds <= 8 * 86_400)
+            expiries.append(c.expiry)
         }
         #expect(Set(expiries).count == 23)
     }
@@ -142,7 +143,7 @@ import Testing
         let out = h.issue(by: key, asserting: last)
         #expect(out.error == .internal)
         #expect(h.issuer.count == 2)  // the redemption's month and one pass of issueBadge
-        #expect(h.internalErrors.all == ["issueBadge: broken invariant (CHECK): CHECK constraint failed: balance_months >= 0"])
+        #expect(h.internalErrors.withLock { $0 } == ["issueBadge: broken invariant (CHECK): CHECK constraint failed: balance_months >= 0"])
         #expect(try h.ledger(of: key) == before)
     }
 
@@ -161,7 +162,7 @@ import Testing
         let out = h.issue(by: key, asserting: last)
         #expect(out.error == .internal)
         #expect(h.issuer.count == 1 + BadgeService.conditionalWriteAttempts)
-        #expect(h.internalErrors.all == ["issueBadge: the write conflicted 3 times"])
+        #expect(h.internalErrors.withLock { $0 } == ["issueBadge: the write conflicted 3 times"])
         #expect(try h.ledger(of: key) == before)
     }
 

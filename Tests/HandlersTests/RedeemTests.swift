@@ -2,6 +2,7 @@ import BadgeCore
 import Crypto
 import Foundation
 import Handlers
+import JSON
 import Ledger
 import Schema
 import Storage
@@ -24,7 +25,7 @@ import Testing
         #expect(credential.masterKey == master)
         #expect(credential.badgeType == .supporter)
         // period [03-10 11:00, 04-10 11:00) ends on a Friday → Tuesday 2026-04-14
-        #expect(credential.badgeExpiry == Timestamp(CivilDate(year: 2026, month: 4, day: 14)))
+        #expect(credential.expiry == Timestamp(CivilDate(year: 2026, month: 4, day: 14)))
         #expect(entries[1].balanceStartTs == at(2026, 4, 10))
         #expect(try h.ledger(of: key) == entries)
         #expect(h.issuer.count == 1)

@@ -1,5 +1,6 @@
 import BadgeCore
 import Foundation
+import JSON
 import Schema
 import Testing
 

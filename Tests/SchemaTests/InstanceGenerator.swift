@@ -1,3 +1,4 @@
+import JSON
 import Schema
 
 /// Random instances valid against a JTD schema (given as JSON), for differential tests.

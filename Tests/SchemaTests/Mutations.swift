@@ -1,3 +1,4 @@
+import JSON
 import Schema
 
 /// Systematic mutations of a JSON document for negative and differential tests: at every

@@ -1,4 +1,5 @@
 import BadgeCore
+import JSON
 import Schema
 import Testing
 

@@ -1,4 +1,5 @@
 import BadgeCore
+import JSON
 import Ledger
 import Schema
 import Testing
@@ -16,7 +17,7 @@ import Testing
         case "ledgerCredit":
             // Only the deliberately invalid example uses this definition: an unknown type.
             #expect(name == Examples.deliberatelyInvalid)
-            #expect(throws: WireDecodingError(instancePath: ["type"], reason: "unknown type \"grant\"")) {
+            #expect(throws: JSONDecodingError(instancePath: ["type"], reason: "unknown type \"grant\"")) {
                 try LedgerCredit(json: document)
             }
             return
@@ -84,6 +85,21 @@ import Testing
         #expect(try BadgeRPCSchema.shared.decodeRequest(json.serialized()) == request)
     }
 
+    /// What `issuer verify` and clients refuse, with the member at fault.
+    @Test func malformedCredentialsNameTheMember() {
+        #expect(throws: JSONDecodingError(instancePath: [], reason: "expected an object, found array")) {
+            try BadgeCredential(json: [])
+        }
+        #expect(throws: JSONDecodingError(instancePath: ["badgeKeyIdx"], reason: "expected an integer, found string")) {
+            try BadgeCredential(json: ["badgeKeyIdx": "1"])
+        }
+        let short: JSONValue = ["badgeKeyIdx": 1, "masterKey": "AAAA", "signature": "AAAA",
+                                "badgeInfo": ["badgeType": "supporter", "badgeExpiry": "2026-04-14T00:00:00Z", "badgeExtra": ""]]
+        #expect(throws: JSONDecodingError(instancePath: ["masterKey"], reason: "masterKey must be 32 bytes, found 3")) {
+            try BadgeCredential(json: short)
+        }
+    }
+
     @Test func timestampsUseAesonForm() throws {
         let t = Timestamp(seconds: 1_776_124_800, nanoseconds: 120_000_000)
         let info = BadgeInfo(badgeType: .supporter, badgeExpiry: t)
@@ -111,8 +127,8 @@ enum SampleResponses {
         }
     }()
 
-    static let credential = CredentialWire(badgeKeyIdx: 65_535, masterKey: Array(repeating: 7, count: 32),
-                                           signature: Array(repeating: 0xA5, count: 80), badgeType: .supporter, badgeExpiry: t1)
+    static let credential = BadgeCredential(keyIndex: 65_535, masterKey: Array(repeating: 7, count: 32),
+                                           signature: Array(repeating: 0xA5, count: 80), badgeType: .supporter, expiry: t1)
 
     static let catalog = Catalog(
         prices: [BadgePrice(priceId: "p1", badgeType: .supporter, monthPrice: 700, currency: "usd", status: .active, createdAt: t0),

@@ -6,6 +6,7 @@ import Credentials
 import Crypto
 import Foundation
 import Handlers
+import JSON
 import Ledger
 import RequestAuth
 import Schema

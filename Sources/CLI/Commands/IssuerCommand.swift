@@ -1,6 +1,8 @@
 import BadgeCore
 import Credentials
 import Foundation
+import JSON
+import Schema
 
 /// `badge-service issuer keygen | show | add | sign | verify`.
 enum IssuerCommand {
@@ -25,12 +27,11 @@ enum IssuerCommand {
         switch sub {
         case "keygen":
             try args.finish()
-            let (secret, pub) = IssuerCommands.keygen()
-            output.out("{\"secretKey\": \"\(secret)\", \"publicKey\": \"\(pub)\"}")
+            output.out(keygen().text(.spaced))
         case "show":
             let common = try CommonOptions.parse(&args, environment: environment)
             try args.finish()
-            output.out(IssuerCommands.show(try IssuerKeyFile.load(path: common.configuration.issuerKeyFile)))
+            output.out(show(try IssuerKeyFile.load(path: common.configuration.issuerKeyFile)).text(.spaced))
         case "add":
             guard let index = try args.int("index", in: IssuerKeyring.indexRange) else { throw UsageError("--index is required") }
             let secretText = try args.option("secret-key")
@@ -45,7 +46,7 @@ enum IssuerCommand {
             keys[index] = (secret, secret.publicKey)
             let updated = try IssuerKeyring(active: activate ? index : current.activeIndex, keys: keys)
             try updated.save(to: URL(fileURLWithPath: path))
-            output.out(IssuerCommands.show(updated))
+            output.out(show(updated).text(.spaced))
         case "sign":
             let secret = try args.required("secret-key")
             guard let index = try args.int("index", in: IssuerKeyring.indexRange) else { throw UsageError("--index is required") }
@@ -53,7 +54,7 @@ enum IssuerCommand {
             let expiry = try args.required("expiry")
             let type = try args.required("type")
             try args.finish()
-            output.out(try IssuerCommands.sign(secretKey: secret, index: index, masterKey: master, expiry: expiry, type: type))
+            output.out(try sign(secretKey: secret, index: index, masterKey: master, expiry: expiry, type: type).json.text())
         case "verify":
             let pub = try args.required("public-key")
             let file = try args.required("credential")
@@ -62,10 +63,43 @@ enum IssuerCommand {
             do { data = try Data(contentsOf: URL(fileURLWithPath: file)) } catch {
                 throw CommandFailure("cannot read \(file): \((error as NSError).localizedDescription)")
             }
-            guard try IssuerCommands.verify(publicKey: pub, credentialJSON: data) else { throw CommandFailure("invalid") }
+            guard try verify(publicKey: pub, credentialJSON: Array(data)) else { throw CommandFailure("invalid") }
             output.out("valid")
         default:
             throw UsageError("unknown issuer subcommand '\(sub)'")
         }
+    }
+
+    /// `issuer keygen`: a fresh secret and its public key, both as base64url text.
+    static func keygen() -> JSONValue {
+        let key = IssuerSecretKey.generate()
+        return ["secretKey": .string(key.text), "publicKey": .string(key.publicKey.text)]
+    }
+
+    /// `issuer show`: the public keys by index, as clients configure them:
+    /// `{"active": N, "keys": {"N": "<public key>", …}}`.
+    static func show(_ keyring: IssuerKeyring) -> JSONValue {
+        var keys = JSONObject()
+        for (index, key) in keyring.publicKeysByIndex.sorted(by: { $0.key < $1.key }) { keys[String(index)] = .string(key.text) }
+        return ["active": .number(JSONNumber(keyring.activeIndex)), "keys": .object(keys)]
+    }
+
+    /// `issuer sign`: a credential over the given master key, expiry and type.
+    static func sign(secretKey: String, index: Int, masterKey: String, expiry: String, type: String) throws -> BadgeCredential {
+        let signer = try BadgeCredentialSigner(keyIndex: index, secretKey: try IssuerSecretKey(text: secretKey))
+        guard let master = Base64URL.decode(masterKey) else { throw CredentialError.malformedCredential("master key must be base64url") }
+        guard let timestamp = RFC3339.parse(expiry) else {
+            throw CredentialError.malformedCredential("expiry must be an RFC 3339 timestamp")
+        }
+        return try signer.sign(masterKey: master, expiry: timestamp, badgeType: BadgeType(type))
+    }
+
+    /// `issuer verify`: whether the credential JSON verifies under the public key.
+    static func verify(publicKey: String, credentialJSON: [UInt8]) throws -> Bool {
+        let credential: BadgeCredential
+        do { credential = try BadgeCredential(json: try JSONValue.parse(credentialJSON)) } catch {
+            throw CredentialError.malformedCredential("\(error)")
+        }
+        return credential.isValid(under: try IssuerPublicKey(text: publicKey))
     }
 }

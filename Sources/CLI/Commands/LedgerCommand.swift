@@ -1,5 +1,6 @@
 import BadgeCore
 import Handlers
+import JSON
 import Ledger
 import Schema
 

@@ -89,3 +89,79 @@ extension JSONValue {
     /// Compact JSON bytes (see ``JSONSerializer``).
     public func serialized() -> [UInt8] { JSONSerializer.serialize(self) }
 }
+
+/// How serialized JSON is laid out. Every layout is deterministic: members in insertion
+/// order, the same escaping and numbers as the compact form.
+public enum JSONLayout: Sendable {
+    /// No insignificant whitespace: what the service sends and logs.
+    case compact
+    /// One line with a space after each `:` and `,`, as the CLI prints short answers.
+    case spaced
+    /// Two-space indentation, a member or element a line, for files people open.
+    case indented
+}
+
+extension JSONSerializer {
+    /// The text of `value` in `layout`.
+    public static func serialize(_ value: JSONValue, layout: JSONLayout) -> [UInt8] {
+        guard layout != .compact else { return serialize(value) }
+        var out: [UInt8] = []
+        write(value, layout: layout, depth: 0, into: &out)
+        return out
+    }
+
+    private static func write(_ value: JSONValue, layout: JSONLayout, depth: Int, into out: inout [UInt8]) {
+        switch value {
+        case .array(let elements) where !elements.isEmpty:
+            out.append(0x5B)
+            for (k, e) in elements.enumerated() {
+                separate(first: k == 0, layout: layout, depth: depth + 1, into: &out)
+                write(e, layout: layout, depth: depth + 1, into: &out)
+            }
+            close(layout: layout, depth: depth, into: &out)
+            out.append(0x5D)
+        case .object(let object) where !object.isEmpty:
+            out.append(0x7B)
+            for (k, m) in object.members.enumerated() {
+                separate(first: k == 0, layout: layout, depth: depth + 1, into: &out)
+                writeString(m.key, into: &out)
+                out.append(contentsOf: [0x3A, 0x20])
+                write(m.value, layout: layout, depth: depth + 1, into: &out)
+            }
+            close(layout: layout, depth: depth, into: &out)
+            out.append(0x7D)
+        default:
+            write(value, into: &out)
+        }
+    }
+
+    /// Before a member or element: a comma after the first, then a space or a new line.
+    private static func separate(first: Bool, layout: JSONLayout, depth: Int, into out: inout [UInt8]) {
+        if !first { out.append(0x2C) }
+        if layout == .indented {
+            newline(depth: depth, into: &out)
+        } else if !first {
+            out.append(0x20)
+        }
+    }
+
+    /// Before a closing bracket: indented layouts put it on its own line.
+    private static func close(layout: JSONLayout, depth: Int, into out: inout [UInt8]) {
+        if layout == .indented { newline(depth: depth, into: &out) }
+    }
+
+    private static func newline(depth: Int, into out: inout [UInt8]) {
+        out.append(0x0A)
+        out.append(contentsOf: [UInt8](repeating: 0x20, count: 2 * depth))
+    }
+}
+
+extension JSONValue {
+    /// The JSON text in `layout`, as bytes.
+    public func serialized(_ layout: JSONLayout) -> [UInt8] { JSONSerializer.serialize(self, layout: layout) }
+
+    /// The JSON text in `layout`, as a string.
+    public func text(_ layout: JSONLayout = .compact) -> String {
+        String(decoding: JSONSerializer.serialize(self, layout: layout), as: UTF8.self)
+    }
+}

@@ -106,13 +106,13 @@ public struct JSONObject: Hashable, Sendable, Sequence, ExpressibleByDictionaryL
 }
 
 /// A string compared and hashed by its exact UTF-8 bytes (see ``JSONObject``).
-struct ExactKey: Hashable, Sendable {
-    let string: String
-    init(_ string: String) { self.string = string }
+package struct ExactKey: Hashable, Sendable {
+    package let string: String
+    package init(_ string: String) { self.string = string }
 
-    static func == (a: ExactKey, b: ExactKey) -> Bool { exactlyEqual(a.string, b.string) }
+    package static func == (a: ExactKey, b: ExactKey) -> Bool { exactlyEqual(a.string, b.string) }
 
-    func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         var s = string
         s.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
     }
@@ -120,7 +120,7 @@ struct ExactKey: Hashable, Sendable {
 
 /// Byte-wise string equality (no Unicode normalisation).
 @inline(__always)
-func exactlyEqual(_ a: String, _ b: String) -> Bool {
+package func exactlyEqual(_ a: String, _ b: String) -> Bool {
     let au = a.utf8, bu = b.utf8
     guard au.count == bu.count else { return false }
     if let r = au.withContiguousStorageIfAvailable({ pa in

@@ -1,4 +1,5 @@
-import Schema
+import JSON
+
 import Testing
 
 @Suite struct JSONParserTests {
