@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 /// Operator-facing messages (startup, warnings, failures) as JSON lines on standard error.
 public enum ServiceLog {
@@ -7,8 +8,7 @@ public enum ServiceLog {
     public static func error(_ message: String) { emit("error", message) }
 
     private static func emit(_ level: String, _ message: String) {
-        let escaped = message.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-            .replacingOccurrences(of: "\n", with: "\\n")
-        FileHandle.standardError.write(Data("{\"level\":\"\(level)\",\"message\":\"\(escaped)\"}\n".utf8))
+        let line: JSONValue = ["level": .string(level), "message": .string(message)]
+        FileHandle.standardError.write(Data(line.serialized() + [0x0A]))
     }
 }

@@ -2,6 +2,7 @@ import BadgeCore
 import Foundation
 import Handlers
 import HTTPServer
+import JSON
 import RequestAuth
 import Schema
 
@@ -48,17 +49,17 @@ struct Endpoints: Sendable {
         var router = Router()
         router.add("POST", "/rpc") { request, respond in rpc(request, respond: respond) }
         router.add("GET", "/healthz") { request, respond in
-            finish(request, .json(200, #"{"status":"ok"}"#), route: "healthz", result: "ok", started: .now, respond)
+            finish(request, .status(200, "ok"), route: "healthz", result: "ok", started: .now, respond)
         }
         router.add("GET", "/readyz") { request, respond in
             let started = ContinuousClock.now
             // Readiness writes to the database, so it runs off the event loop.
             guard pool.submit({
                 let ready = isReady()
-                finish(request, .json(ready ? 200 : 503, ready ? #"{"status":"ready"}"# : #"{"status":"not ready"}"#),
+                finish(request, ready ? .status(200, "ready") : .status(503, "not ready"),
                        route: "readyz", result: ready ? "ok" : "not_ready", started: started, respond)
             }) else {
-                return finish(request, .json(503, #"{"status":"busy"}"#), route: "readyz", result: "busy", started: started, respond)
+                return finish(request, .status(503, "busy"), route: "readyz", result: "busy", started: started, respond)
             }
         }
         router.add("GET", "/metrics") { request, respond in
@@ -149,5 +150,11 @@ struct Endpoints: Sendable {
 extension HTTPResponse {
     static func json(_ status: Int, _ body: String) -> HTTPResponse {
         HTTPResponse(status: status, contentType: "application/json", body: body)
+    }
+
+    /// The probes' small answer, `{"status":"…"}`.
+    static func status(_ status: Int, _ state: String) -> HTTPResponse {
+        HTTPResponse(status: status, headers: ["Content-Type": "application/json"],
+                     body: (["status": .string(state)] as JSONValue).serialized())
     }
 }

@@ -1,5 +1,6 @@
 import BadgeCore
 import Foundation
+import JSON
 import Locking
 
 /// One JSON line per request: time, method, path, status, command, result code, duration.
@@ -51,10 +52,16 @@ public final class AccessLog: Sendable {
     /// Logs one request. `command` and `result` are protocol words, never client-supplied text.
     public func record(at time: Timestamp, method: String, path: String, status: Int, command: String?, result: String?,
                        seconds: Double) {
-        var line = "{\"ts\":\"\(RFC3339.format(time))\",\"method\":\(quote(method)),\"path\":\(quote(path)),\"status\":\(status)"
-        if let command { line += ",\"command\":\(quote(command))" }
-        if let result { line += ",\"result\":\(quote(result))" }
-        line += ",\"durationMs\":\(String(format: "%.3f", seconds * 1000))}\n"
+        var entry = JSONObjectBuilder()
+        entry.add("ts", RFC3339.format(time))
+        entry.add("method", method)
+        entry.add("path", path)
+        entry.add("status", status)
+        entry.add("command", command)
+        entry.add("result", result)
+        // Whole microseconds: finer digits would only be the clock's noise.
+        entry.add("durationMs", .number(JSONNumber((seconds * 1_000_000).rounded() / 1_000)))
+        let line = entry.json.text() + "\n"
         // Written under the lock, so lines never interleave or reorder.
         buffer.withLock { buffer in
             guard buffering else { return write(line) }
@@ -64,19 +71,5 @@ public final class AccessLog: Sendable {
                 buffer = ""
             }
         }
-    }
-
-    /// A JSON string literal; method and path come from the request line, so escape everything.
-    private func quote(_ s: String) -> String {
-        var out = "\""
-        for u in s.unicodeScalars {
-            switch u {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case _ where u.value < 0x20 || u.value == 0x7F: out += String(format: "\\u%04x", u.value)
-            default: out.unicodeScalars.append(u)
-            }
-        }
-        return out + "\""
     }
 }

@@ -1,3 +1,5 @@
+import JSON
+
 /// A final response from a responder.
 ///
 /// The server owns framing: it adds `Date`, `Content-Length` (never on 204 or 304) and, when it
@@ -38,29 +40,11 @@ public struct HTTPResponse: Sendable {
     }
 }
 
-/// Renders the server's own error bodies without Foundation's JSON encoder.
+/// The server's own error bodies.
 enum HTTPErrorBody {
     static func json(status: Int, message: String) -> [UInt8] {
-        var out = Array(#"{"error":""#.utf8)
-        out += slug(for: status).utf8
-        out += #"","status":"#.utf8
-        out += String(status).utf8
-        out += #","message":""#.utf8
-        for scalar in message.unicodeScalars {
-            switch scalar {
-            case "\"": out += #"\""#.utf8
-            case "\\": out += #"\\"#.utf8
-            case _ where scalar.value < 0x20 || scalar.value > 0x7E:
-                // Messages are ASCII by construction; anything else is escaped, never passed raw.
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u".utf8
-                out += String(repeating: "0", count: max(0, 4 - hex.count)).utf8
-                out += hex.utf8
-            default: out.append(UInt8(scalar.value))
-            }
-        }
-        out += #""}"#.utf8
-        return out
+        let body: JSONValue = ["error": .string(slug(for: status)), "status": .number(JSONNumber(status)), "message": .string(message)]
+        return body.serialized()
     }
 
     static func slug(for status: Int) -> String {
