@@ -85,7 +85,7 @@ extension IssuerKeyring {
         let active: Int
         do {
             let file = try JSONObjectReader(try JSONValue.parse(bytes))
-            active = try file.int("active", in: Int.min...Int.max)
+            active = try file.int("active")
             let keys = try file.nested("keys")
             for member in keys.object {
                 guard let index = Int(member.key), String(index) == member.key else {

@@ -71,10 +71,13 @@ public struct JSONObjectReader {
     /// The sum-type tag.
     public func tag() throws(JSONDecodingError) -> String { try string("type") }
 
-    public func int(_ key: String, in range: ClosedRange<Int>) throws(JSONDecodingError) -> Int {
+    /// An integer member (exact: a number with a fraction or beyond 2^53 is refused), within `range`.
+    public func int(_ key: String, in range: ClosedRange<Int> = Int.min...Int.max) throws(JSONDecodingError) -> Int {
         let v = try value(key)
         guard case .number(let n) = v else { throw fail(key, "expected an integer, found \(v.typeName)") }
-        guard let i = n.exactInt, range.contains(i) else { throw fail(key, "expected an integer in \(range)") }
+        guard let i = n.exactInt, range.contains(i) else {
+            throw fail(key, range == Int.min...Int.max ? "expected an integer" : "expected an integer in \(range)")
+        }
         return i
     }
 

@@ -30,3 +30,11 @@ func fp(_ text: String) -> Fp {
     let digits = text.hasPrefix("0x") ? String(text.dropFirst(2)) : text
     return Fp(bigEndian: hex(String(repeating: "0", count: 96 - digits.count) + digits))!
 }
+
+/// `object[key]` as a `T`, where `object` is a decoded JSON object; an error names the key.
+func field<T>(_ object: Any, _ key: String, _ type: T.Type = T.self) throws -> T {
+    guard let value = (object as? [String: Any])?[key] as? T else {
+        throw FixtureShapeError("fixture: '\(key)' is missing or not \(T.self)")
+    }
+    return value
+}

@@ -1,5 +1,6 @@
 import BadgeCore
 import Foundation
+import JSON
 import Ledger
 import TestSupport
 
@@ -53,65 +54,71 @@ struct SplitMix64 {
     mutating func pick<T>(_ items: [T]) -> T { items[int(0...(items.count - 1))] }
 }
 
-/// Ledger rows of an example document's `statement.entries` (Tests/Fixtures/examples).
+/// Ledger rows of an example document's `statement.entries` (Tests/Fixtures/examples), read with
+/// the JSON module's reader rather than Schema's wire models, so these tests stay independent
+/// of the wire coding; a document without the expected shape fails the test, naming the path.
 enum ExampleDocument {
-    static func load(_ name: String) throws -> [String: Any] {
+    static func load(_ name: String) throws -> JSONObjectReader {
         let data = try Repository.fixtureData("examples/\(name)")
-        let wrapper = try JSONSerialization.jsonObject(with: data)
-        return try field(wrapper, "document", [String: Any].self)
+        return try JSONObjectReader(try JSONValue.parse(Array(data))).nested("document")
     }
 
-    static func entries(_ document: [String: Any]) throws -> [LedgerEntry] {
-        let statement = try field(document, "statement", [String: Any].self)
-        return try field(statement, "entries", [[String: Any]].self).map(entry)
+    static func entries(_ document: JSONObjectReader) throws -> [LedgerEntry] {
+        let statement = try document.nested("statement")
+        guard case .array(let items) = try statement.value("entries") else {
+            throw statement.fail("entries", "expected an array")
+        }
+        return try items.enumerated().map { i, item in
+            try entry(try JSONObjectReader(item, at: statement.path + ["entries", String(i)]))
+        }
     }
 
-    static func previousEntryId(_ document: [String: Any]) throws -> String? {
-        try field(document, "statement", [String: Any].self)["previousEntryId"] as? String
+    static func previousEntryId(_ document: JSONObjectReader) throws -> String? {
+        try document.nested("statement").optionalString("previousEntryId")
     }
 
-    static func expiry(_ document: [String: Any]) throws -> Timestamp? {
-        guard let credential = document["credential"] as? [String: Any] else { return nil }
-        return utc(try field(try field(credential, "badgeInfo", [String: Any].self), "badgeExpiry", String.self))
+    static func expiry(_ document: JSONObjectReader) throws -> Timestamp? {
+        guard document.has("credential") else { return nil }
+        return utc(try document.nested("credential").nested("badgeInfo").string("badgeExpiry"))
     }
 
-    static func badgeType(_ document: [String: Any]) throws -> BadgeType? {
-        guard let credential = document["credential"] as? [String: Any] else { return nil }
-        return BadgeType(try field(try field(credential, "badgeInfo", [String: Any].self), "badgeType", String.self))
+    static func badgeType(_ document: JSONObjectReader) throws -> BadgeType? {
+        guard document.has("credential") else { return nil }
+        return BadgeType(try document.nested("credential").nested("badgeInfo").string("badgeType"))
     }
 
-    static func entry(_ json: [String: Any]) throws -> LedgerEntry {
-        let type = try field(json, "entryType", [String: Any].self)
+    static func entry(_ json: JSONObjectReader) throws -> LedgerEntry {
+        let type = try json.nested("entryType")
         let entryType: LedgerEntryType
-        if try field(type, "type", String.self) == "credit" {
-            let c = try field(type, "credit", [String: Any].self)
-            switch try field(c, "type", String.self) {
-            case "payment": entryType = .credit(.payment(invoiceId: c["invoiceId"] as? String))
+        if try type.string("type") == "credit" {
+            let c = try type.nested("credit")
+            switch try c.string("type") {
+            case "payment": entryType = .credit(.payment(invoiceId: try c.optionalString("invoiceId")))
             case "code": entryType = .credit(.code)
-            case "charge": entryType = .credit(.charge(chargeId: try field(c, "chargeId", String.self)))
+            case "charge": entryType = .credit(.charge(chargeId: try c.string("chargeId")))
             case "support": entryType = .credit(.support)
-            case "transferIn": entryType = .credit(.transferIn(fromPurchaseKey: try field(c, "fromPurchaseKey", String.self)))
+            case "transferIn": entryType = .credit(.transferIn(fromPurchaseKey: try c.string("fromPurchaseKey")))
             case "opening": entryType = .credit(.opening)
-            case let other: throw FixtureShapeError("unknown credit \(other)")
+            case let other: throw c.unknownTag(other)
             }
         } else {
-            let d = try field(type, "debit", [String: Any].self)
-            switch try field(d, "type", String.self) {
+            let d = try type.nested("debit")
+            switch try d.string("type") {
             case "refund": entryType = .debit(.refund)
-            case "upgrade": entryType = .debit(.upgrade(toPurchaseKey: try field(d, "toPurchaseKey", String.self)))
-            case "transferOut": entryType = .debit(.transferOut(toPurchaseKey: try field(d, "toPurchaseKey", String.self)))
+            case "upgrade": entryType = .debit(.upgrade(toPurchaseKey: try d.string("toPurchaseKey")))
+            case "transferOut": entryType = .debit(.transferOut(toPurchaseKey: try d.string("toPurchaseKey")))
             case "support": entryType = .debit(.support)
             case "badge": entryType = .debit(.badge)
             case "lapse": entryType = .debit(.lapse)
-            case let other: throw FixtureShapeError("unknown debit \(other)")
+            case let other: throw d.unknownTag(other)
             }
         }
-        return LedgerEntry(entryId: try field(json, "entryId", String.self), changeMonths: try field(json, "changeMonths", Int.self),
-                           balanceMonths: try field(json, "balanceMonths", Int.self),
-                           balanceStartTs: utc(try field(json, "balanceStartTs", String.self)),
-                           balanceAnchorTs: utc(try field(json, "balanceAnchorTs", String.self)),
-                           balanceBadgeType: BadgeType(try field(json, "balanceBadgeType", String.self)),
-                           wasPausedSince: (json["wasPausedSince"] as? String).map(utc),
-                           createdAt: utc(try field(json, "createdAt", String.self)), entryType: entryType)
+        return LedgerEntry(entryId: try json.string("entryId"), changeMonths: try json.int("changeMonths"),
+                           balanceMonths: try json.int("balanceMonths"),
+                           balanceStartTs: utc(try json.string("balanceStartTs")),
+                           balanceAnchorTs: utc(try json.string("balanceAnchorTs")),
+                           balanceBadgeType: BadgeType(try json.string("balanceBadgeType")),
+                           wasPausedSince: try json.optionalString("wasPausedSince").map(utc),
+                           createdAt: utc(try json.string("createdAt")), entryType: entryType)
     }
 }
