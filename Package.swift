@@ -62,12 +62,12 @@ let package = Package(
         .testTarget(name: "SchemaTests", dependencies: ["TestSupport", "JSON", "Schema"], swiftSettings: strict),
         .testTarget(name: "RequestAuthTests", dependencies: ["TestSupport", "RequestAuth", "Crypto"], swiftSettings: strict),
         .testTarget(name: "BBSTests", dependencies: ["TestSupport", "BBS"], swiftSettings: optimised),
-        .testTarget(name: "CredentialsTests", dependencies: ["TestSupport", "Credentials", "BBS", "BadgeCore", "JSON", "Schema"], swiftSettings: strict),
+        .testTarget(name: "CredentialsTests", dependencies: ["TestSupport", "Credentials", "BBS", "BadgeCore", "JSON", "Schema", "Locking"], swiftSettings: strict),
         .testTarget(name: "LedgerTests", dependencies: ["TestSupport", "JSON", "Ledger", "Crypto"], swiftSettings: strict),
         .testTarget(name: "StorageTests", dependencies: ["TestSupport", "Storage"], swiftSettings: strict),
         .testTarget(name: "HandlersTests", dependencies: ["TestSupport", "Handlers", "JSON", "Locking"], swiftSettings: strict),
-        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "HTTPServer", "RequestAuth", "Schema"], swiftSettings: strict),
+        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "Locking", "HTTPServer", "RequestAuth", "Schema"], swiftSettings: strict),
         .testTarget(name: "CLITests", dependencies: ["TestSupport", "CLI", "HTTPServer", "Credentials", "JSON", "BadgeCore"], swiftSettings: strict),
-        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "JSON", "Schema", "Crypto", "RequestAuth", "Ledger", "Storage", "BadgeCore"], swiftSettings: strict),
+        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "JSON", "Locking", "Schema", "Crypto", "RequestAuth", "Ledger", "Storage", "BadgeCore"], swiftSettings: strict),
     ]
 )

@@ -1,9 +1,10 @@
-import BadgeCore
 import BBS
+import BadgeCore
 import Credentials
 import Dispatch
 import Foundation
 import JSON
+import Locking
 import Schema
 import Testing
 
@@ -131,22 +132,15 @@ let expiry = Timestamp(CivilDate(year: 2026, month: 4, day: 14))
     }
 
     @Test func signsConcurrently() throws {
-        let results = ResultBox(count: 16)
+        let results = LockedValueBox([Bool](repeating: false, count: 16))
         DispatchQueue.concurrentPerform(iterations: 16) { i in
             let key = [UInt8](repeating: UInt8(i), count: 32)
             let c = try? signer.sign(masterKey: key, expiry: expiry, badgeType: .investor)
-            results.set(i, c.map { $0.isValid(under: testSecret.publicKey) && $0.masterKey == key } ?? false)
+            let valid = c.map { $0.isValid(under: testSecret.publicKey) && $0.masterKey == key } ?? false
+            results.withLock { $0[i] = valid }
         }
-        #expect(results.all)
+        #expect(results.withLock { $0 }.allSatisfy { $0 })
     }
-}
-
-final class ResultBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var values: [Bool]
-    init(count: Int) { values = Array(repeating: false, count: count) }
-    func set(_ i: Int, _ v: Bool) { lock.withLock { values[i] = v } }
-    var all: Bool { lock.withLock { values.allSatisfy { $0 } } }
 }
 
 @Suite struct IssuerKeyringTests {

@@ -4,6 +4,7 @@ import Foundation
 import Glibc
 import JSON
 import Ledger
+import Locking
 import Schema
 import Storage
 import TestSupport
@@ -239,9 +240,9 @@ func microseconds(_ body: () throws -> Void) rethrows -> UInt32 {
     return UInt32(min(10_000_000, (DispatchTime.now().uptimeNanoseconds - start) / 1000))
 }
 
-final class Replies: @unchecked Sendable {
-    private let lock = NSLock()
-    private var items: [Result<HTTPReply, any Error>] = []
-    func add(_ r: Result<HTTPReply, any Error>) { lock.withLock { items.append(r) } }
-    var all: [Result<HTTPReply, any Error>] { lock.withLock { items } }
+/// Replies collected from several threads.
+final class Replies: Sendable {
+    private let items = LockedValueBox<[Result<HTTPReply, any Error>]>([])
+    func add(_ r: Result<HTTPReply, any Error>) { items.withLock { $0.append(r) } }
+    var all: [Result<HTTPReply, any Error>] { items.withLock { $0 } }
 }

@@ -1,6 +1,7 @@
 import BadgeCore
 import Crypto
 import Foundation
+import Locking
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -26,19 +27,19 @@ enum HTTP {
         request.httpMethod = method
         if let body { request.httpBody = Data(body) }
         for (k, v) in headers { request.setValue(v, forHTTPHeaderField: k) }
-        final class Box: @unchecked Sendable { var result: Result<HTTPReply, any Error>? }
-        let box = Box()
+        let result = LockedValueBox<Result<HTTPReply, any Error>>(.failure(URLError(.badServerResponse)))
         let done = DispatchSemaphore(value: 0)
         URLSession.shared.dataTask(with: request) { data, response, error in
-            if let error { box.result = .failure(error) } else if let http = response as? HTTPURLResponse {
+            if let error { result.withLock { $0 = .failure(error) } } else if let http = response as? HTTPURLResponse {
                 var h = [String: String]()
                 for (k, v) in http.allHeaderFields { h["\(k)".lowercased()] = "\(v)" }
-                box.result = .success(HTTPReply(status: http.statusCode, headers: h, body: Array(data ?? Data())))
+                let reply = HTTPReply(status: http.statusCode, headers: h, body: Array(data ?? Data()))
+                result.withLock { $0 = .success(reply) }
             }
             done.signal()
         }.resume()
         done.wait()
-        return try box.result!.get()
+        return try result.withLock { $0 }.get()
     }
 
     /// POSTs an RPC envelope, signed by `key` with our signer when given.

@@ -1,6 +1,7 @@
 import BadgeCore
 import Foundation
 import Gateway
+import Locking
 import Testing
 
 @Suite struct MetricsTests {
@@ -32,17 +33,14 @@ import Testing
 }
 
 @Suite struct AccessLogTests {
-    final class Lines: @unchecked Sendable {
-        var lines: [String] = []
-    }
-
     @Test func writesOneJSONLinePerRequest() throws {
-        let sink = Lines()
-        let log = AccessLog(write: { sink.lines.append($0) }, flushInterval: nil)
+        let sink = LockedValueBox<[String]>([])
+        let log = AccessLog(write: { line in sink.withLock { $0.append(line) } }, flushInterval: nil)
         let t = Timestamp(CivilDate(year: 2026, month: 11, day: 30), hour: 4)
         log.record(at: t, method: "POST", path: "/rpc\"\n", status: 200, command: "getBadgeCatalog", result: "ok", seconds: 0.0015)
-        #expect(sink.lines.count == 1)
-        let line = sink.lines[0]
+        let lines = sink.withLock { $0 }
+        #expect(lines.count == 1)
+        let line = try #require(lines.first)
         #expect(line.hasSuffix("}\n"))
         let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
         #expect(object?["ts"] as? String == "2026-11-30T04:00:00Z")
@@ -55,13 +53,14 @@ import Testing
     }
 
     @Test func buffersUntilFlushed() {
-        let sink = Lines()
-        let log = AccessLog(write: { sink.lines.append($0) }, flushInterval: 3600)
+        let sink = LockedValueBox<[String]>([])
+        let log = AccessLog(write: { line in sink.withLock { $0.append(line) } }, flushInterval: 3600)
         let t = Timestamp(CivilDate(year: 2026, month: 11, day: 30))
         for _ in 0..<3 { log.record(at: t, method: "GET", path: "/healthz", status: 200, command: "healthz", result: "ok", seconds: 0) }
-        #expect(sink.lines.isEmpty)
+        #expect(sink.withLock { $0 }.isEmpty)
         log.flush()
-        #expect(sink.lines.count == 1)
-        #expect(sink.lines[0].split(separator: "\n").count == 3)
+        let flushed = sink.withLock { $0 }
+        #expect(flushed.count == 1)
+        #expect(flushed.first?.split(separator: "\n").count == 3)
     }
 }

@@ -10,31 +10,33 @@ import Storage
 import TestSupport
 
 /// A clock the test moves.
-final class TestClock: @unchecked Sendable {
-    private let lock = NSLock()
-    private var t: Timestamp
-    init(_ t: Timestamp) { self.t = t }
+final class TestClock: Sendable {
+    private let t: LockedValueBox<Timestamp>
+    init(_ t: Timestamp) { self.t = LockedValueBox(t) }
     var now: Timestamp {
-        get { lock.withLock { t } }
-        set { lock.withLock { t = newValue } }
+        get { t.withLock { $0 } }
+        set { t.withLock { $0 = newValue } }
     }
     var function: @Sendable () -> Timestamp { { self.now } }
 }
 
 /// Signs with a keyed hash instead of BBS (the BBS issuer is tested on its own and end to end):
 /// deterministic, fast, and it counts signatures.
-final class CountingIssuer: CredentialIssuing, @unchecked Sendable {
-    private let lock = NSLock()
-    private var _count = 0
-    var failing = false
-    var count: Int { lock.withLock { _count } }
+final class CountingIssuer: CredentialIssuing, Sendable {
+    private let signed = LockedValueBox(0)
+    private let refusing = LockedValueBox(false)
+    var failing: Bool {
+        get { refusing.withLock { $0 } }
+        set { refusing.withLock { $0 = newValue } }
+    }
+    var count: Int { signed.withLock { $0 } }
     var isReady: Bool { true }
 
     struct Refused: Error {}
 
     func issue(masterKey: [UInt8], badgeType: BadgeType, expiry: Timestamp) throws -> BadgeCredential {
         if failing { throw Refused() }
-        lock.withLock { _count += 1 }
+        signed.withLock { $0 += 1 }
         let digest = SHA256.hash(masterKey + Array("\(badgeType)|\(expiry)".utf8))
         return BadgeCredential(keyIndex: 1, masterKey: masterKey, signature: digest + digest + Array(digest.prefix(16)),
                               badgeType: badgeType, expiry: expiry)

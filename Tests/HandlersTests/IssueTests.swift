@@ -4,6 +4,7 @@ import Foundation
 import Handlers
 import JSON
 import Ledger
+import Locking
 import Schema
 import Storage
 import TestSupport
@@ -171,11 +172,12 @@ import Testing
         h.clock.now = at(2026, 4, 12)
         let body = RPCRequest(purchaseKey: key.publicKey.purchaseKeyText, command: .issueBadge(balance: Balance(lastEntry: last)))
             .json.serialized()
-        let results = Results()
+        let results = LockedValueBox<[RPCOutcome]>([])
         DispatchQueue.concurrentPerform(iterations: 20) { _ in
-            results.append(h.service.handle(body: body, caller: .signer(key.publicKey)))
+            let outcome = h.service.handle(body: body, caller: .signer(key.publicKey))
+            results.withLock { $0.append(outcome) }
         }
-        let outs = results.all
+        let outs = results.withLock { $0 }
         #expect(outs.allSatisfy { $0.error == nil && $0.credential != nil })
         #expect(Set(outs.compactMap(\.credential)).count == 1)
         #expect(try h.ledger(of: key).map(\.entryType) == [.credit(.code), .debit(.badge), .debit(.badge)])

@@ -4,6 +4,7 @@ import Foundation
 import Handlers
 import JSON
 import Ledger
+import Locking
 import Schema
 import Storage
 import Testing
@@ -121,11 +122,12 @@ import Testing
         let master = SecureRandom.bytes(32)
         let body = RPCRequest(purchaseKey: key.publicKey.purchaseKeyText, command: .redeemBadgeCode(masterKey: master, code: code))
             .json.serialized()
-        let results = Results()
+        let results = LockedValueBox<[RPCOutcome]>([])
         DispatchQueue.concurrentPerform(iterations: 20) { _ in
-            results.append(h.service.handle(body: body, caller: .signer(key.publicKey)))
+            let outcome = h.service.handle(body: body, caller: .signer(key.publicKey))
+            results.withLock { $0.append(outcome) }
         }
-        let outs = results.all
+        let outs = results.withLock { $0 }
         #expect(outs.count == 20)
         #expect(outs.allSatisfy { $0.error == nil })
         #expect(Set(outs.compactMap(\.credential)).count == 1)
@@ -138,19 +140,14 @@ import Testing
     @Test func racingKeysForTheLastUseGetOneWinner() throws {
         let code = try h.code()
         let keys = (0..<12).map { _ in Ed25519PrivateKey() }
-        let results = Results()
+        let results = LockedValueBox<[RPCOutcome]>([])
         DispatchQueue.concurrentPerform(iterations: keys.count) { i in
-            results.append(h.redeem(code, by: keys[i]))
+            let outcome = h.redeem(code, by: keys[i])
+            results.withLock { $0.append(outcome) }
         }
-        let outs = results.all
+        let outs = results.withLock { $0 }
         #expect(outs.filter { $0.error == nil }.count == 1)
         #expect(outs.filter { $0.error == .codeUsed }.count == keys.count - 1)
     }
 }
 
-final class Results: @unchecked Sendable {
-    private let lock = NSLock()
-    private var items: [RPCOutcome] = []
-    func append(_ o: RPCOutcome) { lock.withLock { items.append(o) } }
-    var all: [RPCOutcome] { lock.withLock { items } }
-}

@@ -12,6 +12,8 @@ import RequestAuth
 import Schema
 import Storage
 
+/// The benchmark's clock, moved a month at a time between runs.
+/// `@unchecked Sendable`: the benchmark runs on one thread; nothing reads it concurrently.
 final class Clock: @unchecked Sendable {
     var now = Timestamp(CivilDate(year: 2026, month: 1, day: 5), hour: 12)
 }
