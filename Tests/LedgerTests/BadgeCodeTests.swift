@@ -1,6 +1,7 @@
 import BadgeCore
 import Crypto
 import Ledger
+import TestSupport
 import Testing
 
 @Suite struct BadgeCodeTests {

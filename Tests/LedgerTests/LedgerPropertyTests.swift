@@ -1,6 +1,7 @@
 import BadgeCore
 import Foundation
 import Ledger
+import TestSupport
 import Testing
 
 /// Random purchase histories run through the planners, checking after every step that the

@@ -30,30 +30,6 @@ final class EntryIds {
     }
 }
 
-/// SplitMix64: a tiny, seedable, reproducible generator (Steele, Lea, Flood 2014).
-struct SplitMix64 {
-    private(set) var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// Uniform in `range` (the tiny modulo bias is irrelevant for test inputs).
-    mutating func int(_ range: ClosedRange<Int>) -> Int {
-        range.lowerBound + Int(next() % UInt64(range.upperBound - range.lowerBound + 1))
-    }
-
-    mutating func chance(_ percent: Int) -> Bool { int(0...99) < percent }
-
-    mutating func pick<T>(_ items: [T]) -> T { items[int(0...(items.count - 1))] }
-}
-
 /// Ledger rows of an example document's `statement.entries` (Tests/Fixtures/examples), read with
 /// the JSON module's reader rather than Schema's wire models, so these tests stay independent
 /// of the wire coding; a document without the expected shape fails the test, naming the path.

@@ -1,5 +1,6 @@
 import BadgeCore
 import Ledger
+import TestSupport
 import Testing
 
 @Suite struct MonthArithmeticTests {

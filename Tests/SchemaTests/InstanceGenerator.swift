@@ -1,27 +1,21 @@
 import JSON
 import Schema
+import TestSupport
 
 /// Random instances valid against a JTD schema (given as JSON), for differential tests.
 /// Deterministic: a SplitMix64 generator with a fixed seed.
 struct InstanceGenerator {
     let definitions: JSONObject
-    var state: UInt64
+    var random: SplitMix64
 
     init(schema: JSONValue, seed: UInt64) {
         definitions = schema["definitions"]?.objectValue ?? JSONObject()
-        state = seed
+        random = SplitMix64(seed: seed)
     }
 
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func pick<T>(_ items: [T]) -> T { items[Int(next() % UInt64(items.count))] }
-    mutating func chance(_ percent: UInt64) -> Bool { next() % 100 < percent }
+    mutating func next() -> UInt64 { random.next() }
+    mutating func pick<T>(_ items: [T]) -> T { random.pick(items) }
+    mutating func chance(_ percent: UInt64) -> Bool { random.chance(Int(percent)) }
 
     static let strings: [String] = ["", "x", "supporter", "SB0C0QSXAQW1N1VSAR00Y3", "é\u{301}", "😀", "a\"b\\c\n", "\u{0}"]
     static let timestamps: [String] = ["2026-04-14T00:00:00Z", "2026-03-10T11:00:00.123Z", "1990-12-31T23:59:60Z",
