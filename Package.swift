@@ -66,7 +66,7 @@ let package = Package(
         .testTarget(name: "LedgerTests", dependencies: ["TestSupport", "JSON", "Ledger", "Crypto"], swiftSettings: strict),
         .testTarget(name: "StorageTests", dependencies: ["TestSupport", "Storage"], swiftSettings: strict),
         .testTarget(name: "HandlersTests", dependencies: ["TestSupport", "Handlers", "JSON", "Locking"], swiftSettings: strict),
-        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "Locking", "HTTPServer", "RequestAuth", "Schema"], swiftSettings: strict),
+        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "JSON", "Locking", "HTTPServer", "RequestAuth", "Schema"], swiftSettings: strict),
         .testTarget(name: "CLITests", dependencies: ["TestSupport", "CLI", "HTTPServer", "Credentials", "JSON", "BadgeCore"], swiftSettings: strict),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "JSON", "Locking", "Schema", "Crypto", "RequestAuth", "Ledger", "Storage", "BadgeCore"], swiftSettings: strict),
     ]
