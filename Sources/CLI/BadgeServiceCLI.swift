@@ -98,6 +98,16 @@ struct CommonOptions {
 }
 
 extension ServiceConfiguration {
+    /// Creates the data directory (mode 0700) if it does not exist yet.
+    public func createDataDirectory() throws {
+        do {
+            try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw CommandFailure("cannot create data directory \(dataDirectory): \((error as NSError).localizedDescription)")
+        }
+    }
+
     /// Opens the database, creating the data directory if needed.
     public func openStore() throws -> SQLiteBadgeStore {
         let path = databasePath

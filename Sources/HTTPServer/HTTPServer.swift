@@ -33,8 +33,9 @@ public final class HTTPServer: Sendable {
     /// The configuration the server was created with.
     public var configuration: HTTPServerConfiguration { context.configuration }
 
-    /// Binds one SO_REUSEPORT listening socket per loop, starts the loop threads, and returns the
-    /// bound port (the configured one, or the free port picked when it is 0).
+    /// Binds one listening socket, shared by the loops (each owns a duplicate descriptor of it),
+    /// starts the loop threads, and returns the bound port (the configured one, or the free port
+    /// picked when it is 0). A second process on the same address fails here: no SO_REUSEPORT.
     @discardableResult
     public func start() throws -> Int {
         try lifecycle.start {
@@ -46,7 +47,7 @@ public final class HTTPServer: Sendable {
                 listeners.append(first)
                 let port = Socket.boundPort(first)
                 for _ in 1..<configuration.loopCount {
-                    listeners.append(try Socket.listen(host: configuration.host, port: port))
+                    listeners.append(try Socket.duplicate(first))
                 }
                 for listener in listeners {
                     loops.append(try EventLoop(context: context, listener: listener))

@@ -10,7 +10,7 @@ public struct HTTPServerConfiguration: Sendable {
     public let limits: HTTPLimits
     /// Connection deadlines.
     public let timeouts: HTTPTimeouts
-    /// Event-loop threads, each with its own listening socket (SO_REUSEPORT) and epoll instance
+    /// Event-loop threads, each with its own epoll instance, sharing one listening socket
     /// (default: one per online CPU).
     public let loopCount: Int
     /// Most connections open at once across all loops (default ``defaultMaxConnections``). Further

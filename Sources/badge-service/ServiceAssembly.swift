@@ -14,6 +14,10 @@ enum ServiceAssembly {
         for warning in config.unusedSectionWarnings(deployedVerifiers: BadgeService.deployedVerifiers) {
             ServiceLog.warning(warning)
         }
+        try config.createDataDirectory()
+        // One serve per data directory: held until the process exits.
+        let lock = try DataDirectoryLock(directory: config.dataDirectory)
+        defer { withExtendedLifetime(lock) {} }
         let store = try config.openStore()
         if try DefaultCatalog.seedIfEmpty(store, at: systemClock()) { ServiceLog.info("seeded the default catalog") }
         let (keyring, created) = try IssuerKeyFile.loadOrCreate(path: config.issuerKeyFile)

@@ -1,7 +1,8 @@
 import Foundation
 import Glibc
 
-/// One thread, one epoll instance, one listening socket, and the connections accepted on it.
+/// One thread, one epoll instance, its descriptor of the shared listening socket, and the
+/// connections accepted on it.
 ///
 /// - Listener: level-triggered, accepted in batches of at most `acceptBatch` per wake-up so a
 ///   connection flood cannot starve the connections already open; over `maxConnections` a new
@@ -33,6 +34,9 @@ final class EventLoop: @unchecked Sendable {
     private static let listenerTag: UInt64 = 0
     private static let wakeTag: UInt64 = 1
     private static let acceptBatch = 64
+    /// The loops share one listening socket; EPOLLEXCLUSIVE wakes one of them per connection
+    /// rather than all of them.
+    private static let listenerEvents = Linux.epollIn | Linux.epollExclusive
 
     // Loop-thread state.
     private var connections: [Connection?] = []
@@ -64,7 +68,7 @@ final class EventLoop: @unchecked Sendable {
         let wakeFD = Linux.eventfd(0, Linux.nonBlocking | Linux.closeOnExec)
         guard wakeFD >= 0,
               Linux.epollAdd(epoll, wakeFD, events: Linux.epollIn, tag: Self.wakeTag),
-              Linux.epollAdd(epoll, listener, events: Linux.epollIn, tag: Self.listenerTag) else {
+              Linux.epollAdd(epoll, listener, events: Self.listenerEvents, tag: Self.listenerTag) else {
             let error = HTTPServerError(operation: "eventfd/epoll_ctl", code: errno)
             if wakeFD >= 0 { Glibc.close(wakeFD) }
             Glibc.close(epoll)
@@ -322,7 +326,7 @@ final class EventLoop: @unchecked Sendable {
 
     private func sweep(now: UInt64) {
         if !listenerRegistered && listener >= 0 && !stopping && now >= listenerPausedUntil {
-            listenerRegistered = Linux.epollAdd(epoll, listener, events: Linux.epollIn, tag: Self.listenerTag)
+            listenerRegistered = Linux.epollAdd(epoll, listener, events: Self.listenerEvents, tag: Self.listenerTag)
         }
         let force = stopping && now >= forceCloseAt
         for case let connection? in connections {

@@ -22,6 +22,7 @@ enum Linux {
     static let epollHup: UInt32 = 0x010
     static let epollRdHup: UInt32 = 0x2000
     static let epollET: UInt32 = 1 << 31
+    static let epollExclusive: UInt32 = 1 << 28
     static let epollCtlAdd: Int32 = 1
     static let epollCtlDel: Int32 = 2
     static let closeOnExec: Int32 = 0o2000000

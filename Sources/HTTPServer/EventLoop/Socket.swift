@@ -12,8 +12,8 @@ public struct HTTPServerError: Error, CustomStringConvertible {
 
 /// Thin helpers over the socket calls the server makes.
 enum Socket {
-    /// A non-blocking listening socket on host:port with SO_REUSEPORT, so that each loop can own
-    /// one and the kernel spreads connections across them.
+    /// A non-blocking listening socket on host:port. Without SO_REUSEPORT, so that a second
+    /// process on the same address fails at bind instead of silently taking half the traffic.
     static func listen(host: String, port: Int, backlog: Int32 = 1024) throws -> Int32 {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
@@ -29,7 +29,6 @@ enum Socket {
         guard fd >= 0 else { throw HTTPServerError(operation: "socket", code: errno) }
         var one: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, socklen_t(MemoryLayout<Int32>.size))
         guard bind(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0 else {
             let code = errno
             close(fd)
@@ -41,6 +40,13 @@ enum Socket {
             throw HTTPServerError(operation: "listen \(host):\(port)", code: code)
         }
         return fd
+    }
+
+    /// Another descriptor (close-on-exec) for the same socket, so each loop can own and close one.
+    static func duplicate(_ fd: Int32) throws -> Int32 {
+        let copy = fcntl(fd, F_DUPFD_CLOEXEC, 0)
+        guard copy >= 0 else { throw HTTPServerError(operation: "dup listening socket", code: errno) }
+        return copy
     }
 
     /// The local port a socket is bound to.
