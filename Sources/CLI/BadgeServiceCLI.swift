@@ -33,6 +33,7 @@ public enum BadgeServiceCLI {
 
         Commands:
           serve     run the service (default: 127.0.0.1:8080, data in ./badge-data)
+          init      prepare a data directory (database, catalog, issuer key) as the first serve does
           issuer    issuer BBS keys: keygen, show, add, sign, verify
           codes     redemption codes: create, revoke, list
           catalog   prices and offers: list, add-price, add-offer, deprecate, disable
@@ -58,6 +59,7 @@ public enum BadgeServiceCLI {
         do {
             switch command {
             case "serve": return try ServeCommand.run(&args, environment: environment, output: output, serve: serve)
+            case "init": try InitCommand.run(&args, environment: environment, output: output)
             case "catalog": try CatalogCommand.run(&args, environment: environment, output: output)
             case "issuer": try IssuerCommand.run(&args, environment: environment, output: output)
             case "codes": try CodesCommand.run(&args, environment: environment, output: output)
@@ -95,29 +97,6 @@ struct CommonOptions {
     }
 
     func openStore() throws -> SQLiteBadgeStore { try configuration.openStore() }
-}
-
-extension ServiceConfiguration {
-    /// Creates the data directory (mode 0700) if it does not exist yet.
-    public func createDataDirectory() throws {
-        do {
-            try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw CommandFailure("cannot create data directory \(dataDirectory): \((error as NSError).localizedDescription)")
-        }
-    }
-
-    /// Opens the database, creating the data directory if needed.
-    public func openStore() throws -> SQLiteBadgeStore {
-        let path = databasePath
-        let dir = (path as NSString).deletingLastPathComponent
-        if !dir.isEmpty {
-            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
-        }
-        return try SQLiteBadgeStore(path: path)
-    }
 }
 
 /// Whole seconds of the system clock: the ledger and the expiry rule work in whole seconds.

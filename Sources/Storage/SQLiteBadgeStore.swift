@@ -19,6 +19,11 @@ public final class SQLiteBadgeStore: BadgeStore {
     }
 
     public func isWritable() -> Bool { database.isWritable() }
+
+    /// Whether any purchase was ever made (then issued credentials depend on the issuer key).
+    public func holdsPurchases() throws -> Bool {
+        try database.read { try !$0.query("SELECT 1 FROM badge_purchases LIMIT 1").isEmpty }
+    }
 }
 
 /// Reads and writes on one connection inside a transaction the caller opened.

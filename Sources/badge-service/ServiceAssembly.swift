@@ -18,10 +18,9 @@ enum ServiceAssembly {
         // One serve per data directory: held until the process exits.
         let lock = try DataDirectoryLock(directory: config.dataDirectory)
         defer { withExtendedLifetime(lock) {} }
-        let store = try config.openStore()
-        if try DefaultCatalog.seedIfEmpty(store, at: systemClock()) { ServiceLog.info("seeded the default catalog") }
-        let (keyring, created) = try IssuerKeyFile.loadOrCreate(path: config.issuerKeyFile)
-        if created { ServiceLog.info("created issuer key index 1 in \(config.issuerKeyFile)") }
+        let prepared = try DataDirectorySetup.prepare(config)
+        for line in prepared.created { ServiceLog.info(line) }
+        let store = prepared.store, keyring = prepared.keyring
 
         let issuer = KeyringIssuer(keyring: keyring)
         let service = BadgeService(store: store, issuer: issuer, clock: systemClock,

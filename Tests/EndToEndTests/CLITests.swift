@@ -37,7 +37,7 @@ import Testing
     }
 
     @Test(arguments: [["--help"], ["serve", "--help"], ["issuer", "--help"], ["codes", "--help"], ["catalog", "--help"],
-                      ["ledger", "--help"], ["client", "--help"], ["codes", "create", "--help"]])
+                      ["ledger", "--help"], ["client", "--help"], ["init", "--help"], ["codes", "create", "--help"]])
     func helpWorksEverywhere(_ args: [String]) throws {
         let r = try run(args)
         #expect(r.status == 0)
@@ -108,8 +108,16 @@ import Testing
         #expect(!refused.stderr.contains("secretKey"))
     }
 
-    @Test func codesAndLedgerCommands() throws {
+    /// A data directory prepared by `init`, as operator commands need.
+    func initializedData() throws -> String {
         let data = dir.file("data")
+        let made = try run(["init", "--data", data])
+        #expect(made.status == 0, "\(made.stderr)")
+        return data
+    }
+
+    @Test func codesAndLedgerCommands() throws {
+        let data = try initializedData()
         let created = try run(["codes", "create", "--type", "investor", "--months", "255", "--uses", "3", "--count", "4",
                                "--expires", "2099-01-01T00:00:00Z", "--data", data])
         #expect(created.status == 0)
@@ -129,7 +137,7 @@ import Testing
     }
 
     @Test func catalogCommands() throws {
-        let data = dir.file("data")
+        let data = try initializedData()
         let list = try run(["catalog", "list", "--data", data])
         #expect(list.stdout.split(separator: "\n").count == 6)  // two prices, four per-price offers
         #expect(list.stdout.contains("29e35444-2f85-43fb-8933-16875e6d3776"))

@@ -33,6 +33,9 @@ final class FakeTimeDeployment: @unchecked Sendable {
         guard FileManager.default.isExecutableFile(atPath: Self.wrapper) else {
             throw ServiceProcess.Failure("no \(Self.wrapper): install the Debian package faketime (scripts/install-deps does)")
         }
+        // operator commands need a prepared data directory (the first serve or init makes it)
+        let made = try CLIResult.run(["init", "--data", data.file("badge-data")], in: data.url, executable: Self.binary)
+        guard made.status == 0 else { throw ServiceProcess.Failure("init: \(made.stderr)") }
     }
 
     /// `faketime` starting the clock at `t` (read as UTC) and letting it run on; the monotonic

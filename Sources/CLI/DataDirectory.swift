@@ -1,0 +1,62 @@
+import BadgeCore
+import Credentials
+import Foundation
+import Handlers
+import Storage
+
+extension ServiceConfiguration {
+    /// Creates the data directory (mode 0700) if it does not exist yet: only `serve` and `init`
+    /// call it.
+    public func createDataDirectory() throws {
+        do {
+            try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw CommandFailure("cannot create data directory \(dataDirectory): \((error as NSError).localizedDescription)")
+        }
+    }
+
+    /// Opens the existing database for an operator command. Never creates one: a mistyped
+    /// `--data` must fail, not hand out codes from a fresh database the service never reads.
+    public func openStore() throws -> SQLiteBadgeStore {
+        var isDirectory: ObjCBool = false
+        if databasePathSetting == nil,
+           !FileManager.default.fileExists(atPath: dataDirectory, isDirectory: &isDirectory) || !isDirectory.boolValue {
+            throw CommandFailure("no data directory \(dataDirectory): check --data (only serve and init create one)")
+        }
+        guard FileManager.default.fileExists(atPath: databasePath) else {
+            throw CommandFailure("no database at \(databasePath): check --data (only serve and init create one)")
+        }
+        return try SQLiteBadgeStore(path: databasePath)
+    }
+}
+
+/// What a data directory holds once prepared: the open database and the issuer keys.
+public struct PreparedDataDirectory {
+    public let store: SQLiteBadgeStore
+    public let keyring: IssuerKeyring
+    /// What was created, one line each, for the log.
+    public let created: [String]
+}
+
+/// The first-start setup shared by `serve` and `init`: the directory, the database with the
+/// default catalog, and issuer key index 1, each made only when missing, and a key only for a
+/// database that has never sold anything.
+public enum DataDirectorySetup {
+    public static func prepare(_ config: ServiceConfiguration) throws -> PreparedDataDirectory {
+        var created: [String] = []
+        if !FileManager.default.fileExists(atPath: config.dataDirectory) {
+            try config.createDataDirectory()
+            created.append("created data directory \(config.dataDirectory)")
+        }
+        let newDatabase = !FileManager.default.fileExists(atPath: config.databasePath)
+        let store = try SQLiteBadgeStore(path: config.databasePath)
+        if newDatabase { created.append("created database \(config.databasePath)") }
+        if try DefaultCatalog.seedIfEmpty(store, at: systemClock()) { created.append("seeded the default catalog") }
+        let (keyring, madeKey) = try IssuerKeyFile.loadOrCreate(path: config.issuerKeyFile,
+                                                                databasePath: config.databasePath,
+                                                                databaseHoldsPurchases: try store.holdsPurchases())
+        if madeKey { created.append("created issuer key index 1 in \(config.issuerKeyFile)") }
+        return PreparedDataDirectory(store: store, keyring: keyring, created: created)
+    }
+}

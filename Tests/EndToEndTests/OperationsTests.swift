@@ -1,0 +1,122 @@
+import BadgeCore
+import Crypto
+import Foundation
+import Glibc
+import Ledger
+import Storage
+import TestSupport
+import Testing
+
+/// Issue 7, "safe to operate": what an operator relies on, tried on the real binary.
+@Suite(.timeLimit(.minutes(5))) struct OperationsTests {
+    let dir = TemporaryDirectory("ops")
+
+    /// Runs the binary for at most `seconds`: its exit status (nil if it was still running and
+    /// had to be killed) and its standard error.
+    func runBriefly(_ arguments: [String], within seconds: Double = 15) throws -> (status: Int32?, stderr: String) {
+        let errPath = dir.file("briefly-\(UUID().uuidString).err")
+        FileManager.default.createFile(atPath: errPath, contents: nil)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: ServiceProcess.executable)
+        process.arguments = arguments
+        process.currentDirectoryURL = dir.url
+        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("BADGE_SERVICE_") }
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning && Date() < deadline { usleep(20_000) }
+        var status: Int32?
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        } else {
+            status = process.terminationStatus
+        }
+        return (status, (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "")
+    }
+
+    @Test func aSecondServeOnTheSameAddressFailsAtBind() throws {
+        let first = try ServiceProcess(data: dir)
+        #expect(try CLIResult.run(["init", "--data", dir.file("other-data")], in: dir.url).status == 0)
+        let second = try runBriefly(["serve", "--listen", "127.0.0.1:\(first.port)", "--data", dir.file("other-data")])
+        #expect(second.status == 1, "a second serve on 127.0.0.1:\(first.port) kept running: \(second.stderr)")
+        let lines = second.stderr.split(separator: "\n")
+        #expect(lines.count == 1, "\(second.stderr)")
+        #expect(lines.last?.contains("cannot listen on 127.0.0.1:\(first.port)") == true, "\(second.stderr)")
+        #expect(lines.last?.contains("Address already in use") == true, "\(second.stderr)")
+        // the first one still answers
+        #expect(try HTTP.request("GET", first.url + "/healthz").status == 200)
+        #expect(first.stop() == 0)
+    }
+
+    @Test func aSecondServeOnTheSameDataDirectoryRefusesNamingTheHolder() throws {
+        let first = try ServiceProcess(data: dir)
+        let data = dir.file("badge-data")
+        let second = try runBriefly(["serve", "--listen", "127.0.0.1:0", "--data", data])
+        #expect(second.status == 1, "a second serve on \(data) kept running: \(second.stderr)")
+        let lines = second.stderr.split(separator: "\n")
+        #expect(lines.count == 1, "\(second.stderr)")
+        #expect(lines.last?.contains("data directory \(data) is in use") == true, "\(second.stderr)")
+        #expect(lines.last?.contains("pid \(first.process.processIdentifier)") == true, "\(second.stderr)")
+
+        // operator commands work beside the running server
+        let created = try first.cli(["codes", "create", "--type", "supporter", "--months", "3"])
+        #expect(created.status == 0, "\(created.stderr)")
+        #expect(try first.cli(["catalog", "list"]).status == 0)
+        #expect(first.stop() == 0)
+
+        // once it has stopped, the directory is free again (the lock file left behind is no obstacle)
+        let again = try ServiceProcess(data: dir)
+        #expect(again.stop() == 0)
+    }
+
+    /// A data directory made by a first `serve` (then stopped) holding one funded purchase.
+    func dataWithAPurchase() throws -> (data: String, purchaseKey: String) {
+        let service = try ServiceProcess(data: dir)
+        #expect(service.stop() == 0)
+        let data = dir.file("badge-data")
+        let store = try SQLiteBadgeStore(path: data + "/badges.sqlite")
+        let key = Ed25519PrivateKey().publicKey.purchaseKeyText
+        let now = Timestamp(seconds: Int64(Date().timeIntervalSince1970))
+        var ids = 0
+        let plan = try planFirstFunding(months: 3, credit: .code, badgeType: .supporter, now: now,
+                                        newId: { ids += 1; return "ops-\(ids)" })
+        try store.write { w in
+            let p = try w.insertPurchase(key: key, masterKey: SecureRandom.bytes(32), badgeType: .supporter, at: now)
+            try w.appendLedger(purchaseId: p.id, expectedCount: 0, entries: plan.rows)
+        }
+        return (data, key)
+    }
+
+    @Test func aMissingIssuerKeyIsNeverReplacedOnADatabaseWithPurchases() throws {
+        let (data, _) = try dataWithAPurchase()
+        let keyFile = data + "/issuer-keys.json"
+        try FileManager.default.removeItem(atPath: keyFile)
+        let refused = try runBriefly(["serve", "--listen", "127.0.0.1:0", "--data", data])
+        #expect(refused.status == 1, "\(refused.stderr)")
+        let lines = refused.stderr.split(separator: "\n")
+        #expect(lines.count == 1, "\(refused.stderr)")
+        #expect(lines.last?.contains("issuer key file \(keyFile) is missing") == true, "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: keyFile))
+        #expect(try CLIResult.run(["init", "--data", data], in: dir.url).status == 1)
+        #expect(!FileManager.default.fileExists(atPath: keyFile))
+    }
+
+    @Test(arguments: [["codes", "create", "--type", "supporter", "--months", "3"], ["codes", "list"], ["catalog", "list"],
+                      ["ledger", "show", "MCowBQYDK2VwAyEAebVWLo_mVPlAeLES6KmLp5AfhTrmlb7X4OORC60ElmQ="]])
+    func operatorCommandsNeverCreateADataDirectory(_ command: [String]) throws {
+        let typo = dir.file("badge-dta")
+        let r = try CLIResult.run(command + ["--data", typo], in: dir.url)
+        #expect(r.status == 1)
+        #expect(r.stdout.isEmpty, "\(r.stdout)")
+        let lines = r.stderr.split(separator: "\n")
+        #expect(lines.count == 1 && lines[0].contains(typo), "\(r.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: typo))
+        // an existing directory without a database is refused the same way, and stays empty
+        try FileManager.default.createDirectory(atPath: typo, withIntermediateDirectories: false)
+        let empty = try CLIResult.run(command + ["--data", typo], in: dir.url)
+        #expect(empty.status == 1 && empty.stderr.contains(typo + "/badges.sqlite"), "\(empty.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: typo).isEmpty)
+    }
+}
