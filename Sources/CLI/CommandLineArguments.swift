@@ -52,14 +52,25 @@ public struct CommandLineArguments {
         return true
     }
 
-    /// The next positional argument, if any.
+    /// The options that take no value. Every other `--name` is followed by its value, which is
+    /// never taken for a positional argument (so options may come before or after positionals).
+    static let bareFlags: Set<String> = ["--signed", "--support", "--activate", "--help", "-h"]
+
+    /// The next positional argument, if any: the first item that is neither an option nor the
+    /// value of one; everything after `--` is positional.
     public mutating func positional() -> String? {
-        guard let i = items.firstIndex(where: { !$0.hasPrefix("--") || $0 == "--" }) else { return nil }
-        if items[i] == "--" {
-            items.remove(at: i)
-            return items.isEmpty ? nil : items.removeFirst()
+        var i = 0
+        while i < items.count {
+            let item = items[i]
+            if item == "--" {
+                items.remove(at: i)
+                return i < items.count ? items.remove(at: i) : nil
+            }
+            guard item.hasPrefix("--") else { return items.remove(at: i) }
+            let takesValue = !item.contains("=") && !Self.bareFlags.contains(item)
+            i += takesValue && i + 1 < items.count && !items[i + 1].hasPrefix("--") ? 2 : 1
         }
-        return items.remove(at: i)
+        return nil
     }
 
     /// A required positional argument, described by `what` in the error.

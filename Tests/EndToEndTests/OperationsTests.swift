@@ -89,6 +89,27 @@ import Testing
         return (data, key)
     }
 
+    @Test func optionsMayComeBeforeThePositionalArgument() throws {
+        let (data, key) = try dataWithAPurchase()
+        let shown = try CLIResult.run(["ledger", "show", "--data", data, key], in: dir.url)
+        #expect(shown.status == 0, "\(shown.stderr)")
+        #expect(shown.stdout.hasPrefix("purchase \(key)"), "\(shown.stdout)")
+        let after = try CLIResult.run(["ledger", "show", key, "--data", data], in: dir.url)
+        #expect(after.stdout == shown.stdout)
+
+        let credited = try CLIResult.run(["ledger", "credit", "--data", data, key, "--months", "2", "--support"], in: dir.url)
+        #expect(credited.status == 0, "\(credited.stderr)")
+        #expect(credited.stdout.contains("\"changeMonths\":2"), "\(credited.stdout)")
+
+        let code = try CLIResult.run(["codes", "create", "--type", "supporter", "--months", "1", "--data", data], in: dir.url)
+            .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let revoked = try CLIResult.run(["codes", "revoke", "--data", data, code], in: dir.url)
+        #expect(revoked.status == 0, "\(revoked.stderr)")
+        #expect(try CLIResult.run(["codes", "list", "--data", data], in: dir.url).stdout.contains("REVOKED"))
+        // the subcommand itself may follow an option too
+        #expect(try CLIResult.run(["codes", "--data", data, "list"], in: dir.url).stdout.contains("REVOKED"))
+    }
+
     @Test func aMissingIssuerKeyIsNeverReplacedOnADatabaseWithPurchases() throws {
         let (data, _) = try dataWithAPurchase()
         let keyFile = data + "/issuer-keys.json"
