@@ -50,6 +50,13 @@ public enum DataDirectorySetup {
             created.append("created data directory \(config.dataDirectory)")
         }
         let newDatabase = !FileManager.default.fileExists(atPath: config.databasePath)
+        if newDatabase {
+            // SQLite would create it 0644 (and its -wal and -shm files take the same mode).
+            guard FileManager.default.createFile(atPath: config.databasePath, contents: nil,
+                                                 attributes: [.posixPermissions: 0o600]) else {
+                throw CommandFailure("cannot create database \(config.databasePath)")
+            }
+        }
         let store = try SQLiteBadgeStore(path: config.databasePath)
         if newDatabase { created.append("created database \(config.databasePath)") }
         if try DefaultCatalog.seedIfEmpty(store, at: systemClock()) { created.append("seeded the default catalog") }

@@ -1,6 +1,7 @@
 import BadgeCore
 import Crypto
 import Foundation
+import Glibc
 import JSON
 import Schema
 import TestSupport
@@ -101,6 +102,7 @@ import Testing
         let other = try JSONValue.parse(try run(["issuer", "keygen"]).stdout)["publicKey"]!.stringValue!
         text = text.replacingOccurrences(of: after["keys"]!["2"]!.stringValue!, with: other)
         try text.write(toFile: file, atomically: true, encoding: .utf8)
+        chmod(file, 0o600)  // the atomic write made it 0644, which serve refuses for another reason
         let refused = try run(["serve", "--listen", "127.0.0.1:0", "--data", dir.file("badge-data")])
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("the secret key's public key"), "\(refused.stderr)")

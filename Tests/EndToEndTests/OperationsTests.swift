@@ -140,4 +140,28 @@ import Testing
         #expect(empty.status == 1 && empty.stderr.contains(typo + "/badges.sqlite"), "\(empty.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: typo).isEmpty)
     }
+
+    func mode(_ path: String) -> mode_t {
+        var info = stat()
+        return stat(path, &info) == 0 ? info.st_mode & 0o777 : 0o7777
+    }
+
+    @Test func databaseAndKeyFilesAreOwnerOnlyAndASharedKeyFileRefusesToStart() throws {
+        let service = try ServiceProcess(data: dir)
+        let data = dir.file("badge-data")
+        for file in ["badges.sqlite", "badges.sqlite-wal", "badges.sqlite-shm", "issuer-keys.json"] {
+            #expect(mode(data + "/" + file) == 0o600, "\(file): \(String(mode(data + "/" + file), radix: 8))")
+        }
+        #expect(service.stop() == 0)
+        let keyFile = data + "/issuer-keys.json"
+        chmod(keyFile, 0o640)
+        let refused = try runBriefly(["serve", "--listen", "127.0.0.1:0", "--data", data])
+        #expect(refused.status == 1, "\(refused.stderr)")
+        let lines = refused.stderr.split(separator: "\n")
+        #expect(lines.count == 1, "\(refused.stderr)")
+        #expect(lines.last?.contains("issuer key file \(keyFile) has mode 0640") == true, "\(refused.stderr)")
+        chmod(keyFile, 0o600)
+        let again = try ServiceProcess(data: dir)
+        #expect(again.stop() == 0)
+    }
 }

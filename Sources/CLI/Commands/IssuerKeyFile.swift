@@ -1,5 +1,6 @@
 import Credentials
 import Foundation
+import Glibc
 
 /// The service's issuer key file (format on ``IssuerKeyring``): created with key index 1 on
 /// first start, and from then on loaded and checked, refusing to start on any mismatch.
@@ -11,6 +12,7 @@ public enum IssuerKeyFile {
         -> (keyring: IssuerKeyring, created: Bool) {
         let url = URL(fileURLWithPath: path)
         if FileManager.default.fileExists(atPath: path) {
+            try refuseIfShared(path: path)
             return (try load(path: path), false)
         }
         guard !databaseHoldsPurchases else {
@@ -23,6 +25,18 @@ public enum IssuerKeyFile {
         return (keyring, true)
     }
 
+    /// A secret key file others may read is refused rather than used: the operator must notice.
+    static func refuseIfShared(path: String) throws {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            throw CommandFailure("cannot read issuer key file \(path): \(String(cString: strerror(errno)))")
+        }
+        let mode = info.st_mode & 0o777
+        if mode & 0o077 != 0 {
+            throw CommandFailure("issuer key file \(path) has mode \(String(mode, radix: 8, uppercase: false).leftPadded(to: 4)): readable by group or others; chmod 600 it")
+        }
+    }
+
     static func load(path: String) throws -> IssuerKeyring {
         do {
             return try IssuerKeyring.load(from: URL(fileURLWithPath: path))
@@ -32,4 +46,8 @@ public enum IssuerKeyFile {
             throw CommandFailure("cannot read issuer key file \(path): \((error as NSError).localizedDescription)")
         }
     }
+}
+
+private extension String {
+    func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
 }
