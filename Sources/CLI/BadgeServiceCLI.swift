@@ -41,7 +41,14 @@ public enum BadgeServiceCLI {
           client    a signing client to try the service from a shell
 
         Every command takes --config FILE (INI) and --data DIR; --help shows its options.
+        badge-service --version prints the version.
         """
+
+    /// This build's version (`badge-service --version`).
+    public static let version = "0.1.0"
+
+    /// The commands `run` knows, as the unknown-command hint lists them.
+    static let commands = ["serve", "init", "issuer", "codes", "catalog", "ledger", "client"]
 
     /// Runs one command line (without the program name); returns the exit status. `serve` runs
     /// the service for the `serve` command.
@@ -56,6 +63,10 @@ public enum BadgeServiceCLI {
             output.out(usage)
             return 0
         }
+        if command == "--version" || command == "version" {
+            output.out("badge-service \(version)")
+            return 0
+        }
         do {
             switch command {
             case "serve": return try ServeCommand.run(&args, environment: environment, output: output, serve: serve)
@@ -65,7 +76,9 @@ public enum BadgeServiceCLI {
             case "codes": try CodesCommand.run(&args, environment: environment, output: output)
             case "ledger": try LedgerCommand.run(&args, environment: environment, output: output)
             case "client": try ClientCommand.run(&args, environment: environment, output: output)
-            default: throw UsageError("unknown command '\(command)'")
+            default:
+                output.err("badge-service: unknown command '\(command)' (commands: \(commands.joined(separator: ", ")); see badge-service --help)")
+                return 2
             }
             return 0
         } catch let e as UsageError {

@@ -164,4 +164,21 @@ import Testing
         let again = try ServiceProcess(data: dir)
         #expect(again.stop() == 0)
     }
+
+    @Test func versionAndAnUnknownCommandNamesCommandsThatExist() throws {
+        let version = try CLIResult.run(["--version"], in: dir.url)
+        #expect(version.status == 0 && version.stderr.isEmpty)
+        #expect(version.stdout.range(of: #"^badge-service \d+\.\d+\.\d+\n$"#, options: .regularExpression) != nil, "\(version.stdout)")
+
+        let unknown = try CLIResult.run(["frobnicate"], in: dir.url)
+        #expect(unknown.status == 2)
+        #expect(!unknown.stderr.contains("frobnicate --help"), "\(unknown.stderr)")
+        // every command the hint names exists: its --help works
+        let named = try #require(unknown.stderr.range(of: #"commands: [a-z, ]+"#, options: .regularExpression))
+        let commands = unknown.stderr[named].dropFirst("commands: ".count).split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        #expect(commands.contains("serve") && commands.contains("codes"), "\(commands)")
+        for command in commands {
+            #expect(try CLIResult.run([command, "--help"], in: dir.url).status == 0, "\(command)")
+        }
+    }
 }
