@@ -34,6 +34,7 @@ public enum BadgeServiceCLI {
         Commands:
           serve     run the service (default: 127.0.0.1:8080, data in ./badge-data)
           init      prepare a data directory (database, catalog, issuer key) as the first serve does
+          backup    copy the database (online, safe while serving) and the issuer key to a new directory
           issuer    issuer BBS keys: keygen, show, add, sign, verify
           codes     redemption codes: create, revoke, list
           catalog   prices and offers: list, add-price, add-offer, deprecate, disable
@@ -48,7 +49,7 @@ public enum BadgeServiceCLI {
     public static let version = "0.1.0"
 
     /// The commands `run` knows, as the unknown-command hint lists them.
-    static let commands = ["serve", "init", "issuer", "codes", "catalog", "ledger", "client"]
+    static let commands = ["serve", "init", "backup", "issuer", "codes", "catalog", "ledger", "client"]
 
     /// Runs one command line (without the program name); returns the exit status. `serve` runs
     /// the service for the `serve` command.
@@ -71,6 +72,7 @@ public enum BadgeServiceCLI {
             switch command {
             case "serve": return try ServeCommand.run(&args, environment: environment, output: output, serve: serve)
             case "init": try InitCommand.run(&args, environment: environment, output: output)
+            case "backup": try BackupCommand.run(&args, environment: environment, output: output)
             case "catalog": try CatalogCommand.run(&args, environment: environment, output: output)
             case "issuer": try IssuerCommand.run(&args, environment: environment, output: output)
             case "codes": try CodesCommand.run(&args, environment: environment, output: output)

@@ -52,6 +52,19 @@ public final class SQLiteDatabase: @unchecked Sendable {
         (try? write { try $0.query("SELECT 1") }) != nil
     }
 
+    /// Clean shutdown: closes the pooled readers and takes the database out of WAL mode, which
+    /// checkpoints the log into the database file and removes the `-wal` and `-shm` files (the
+    /// next open returns to WAL). Returns the journal mode in effect after it: "delete", or still
+    /// "wal" when another process (an operator command) has the database open.
+    public func checkpointForShutdown() throws -> String {
+        readLock.lock()
+        readers.removeAll()
+        readLock.unlock()
+        writeLock.lock()
+        defer { writeLock.unlock() }
+        return try writer.query("PRAGMA journal_mode = DELETE").first?.text(0) ?? ""
+    }
+
     private func takeReader() throws -> SQLiteConnection {
         readLock.lock()
         if let conn = readers.popLast() {

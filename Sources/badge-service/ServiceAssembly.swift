@@ -54,6 +54,7 @@ enum ServiceAssembly {
         ServiceLog.info("badge-service listening on http://\(shown):\(port) (data: \(config.dataDirectory), issuer key \(keyring.activeIndex))")
         server.runUntilTerminated()
         accessLog?.flush()
+        if let warning = prepared.checkpointForShutdown() { ServiceLog.warning(warning) }
         ServiceLog.info("badge-service stopped")
         return 0
     }

@@ -181,4 +181,39 @@ import Testing
             #expect(try CLIResult.run([command, "--help"], in: dir.url).status == 0, "\(command)")
         }
     }
+
+    @Test func aCleanStopLeavesNoWriteAheadLogAndABackupMadeWhileServingRestores() throws {
+        let service = try ServiceProcess(data: dir)
+        let data = dir.file("badge-data")
+        let code = try service.cli(["codes", "create", "--type", "supporter", "--months", "3"]).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(FileManager.default.fileExists(atPath: data + "/badges.sqlite-wal"))
+
+        // a backup while the service runs: a new directory, owner-only files
+        let backup = dir.file("backup-1")
+        let made = try CLIResult.run(["backup", "--data", data, backup], in: dir.url)
+        #expect(made.status == 0, "\(made.stderr)")
+        for file in ["badges.sqlite", "issuer-keys.json"] {
+            #expect(mode(backup + "/" + file) == 0o600, "\(file)")
+        }
+        // it never replaces anything
+        let again = try CLIResult.run(["backup", backup, "--data", data], in: dir.url)
+        #expect(again.status == 1 && again.stderr.contains(backup), "\(again.stderr)")
+        let codesBefore = try service.cli(["codes", "list"]).stdout
+        let keysBefore = try service.cli(["issuer", "show"]).stdout
+
+        // SIGTERM: the log is folded into the database, no -wal or -shm remains
+        #expect(service.stop() == 0)
+        #expect(!FileManager.default.fileExists(atPath: data + "/badges.sqlite-wal"))
+        #expect(!FileManager.default.fileExists(atPath: data + "/badges.sqlite-shm"))
+
+        // restore (README, Operations): the backup directory replaces the data directory
+        try FileManager.default.moveItem(atPath: data, toPath: dir.file("badge-data.old"))
+        try FileManager.default.moveItem(atPath: backup, toPath: data)
+        let restored = try ServiceProcess(data: dir)
+        #expect(try restored.cli(["codes", "list"]).stdout == codesBefore)
+        #expect(try restored.cli(["issuer", "show"]).stdout == keysBefore)
+        #expect(codesBefore.split(separator: "\n").count == 1 && !code.isEmpty)
+        #expect(restored.stop() == 0)
+    }
 }

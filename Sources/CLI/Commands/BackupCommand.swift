@@ -1,0 +1,49 @@
+import Foundation
+import Storage
+
+/// `badge-service backup DEST`: a consistent copy of the data directory, safe while serving.
+enum BackupCommand {
+    static let help = """
+        Usage: badge-service backup DEST [--config FILE] [--data DIR]
+
+        Writes a new directory DEST (refused if it exists) holding a consistent copy of the
+        database, made with SQLite's online backup API while the service may be running, and a
+        copy of the issuer key file, both mode 0600. DEST is itself a data directory: restore by
+        stopping the service and serving from it (README, Operations).
+        """
+
+    static func run(_ args: inout CommandLineArguments, environment: [String: String], output: CommandOutput) throws {
+        if args.wantsHelp() { output.out(help); return }
+        let common = try CommonOptions.parse(&args, environment: environment)
+        let destination = try args.requiredPositional("backup directory DEST")
+        try args.finish()
+        let config = common.configuration
+        guard !FileManager.default.fileExists(atPath: destination) else {
+            throw CommandFailure("backup directory \(destination) already exists: a backup never replaces anything")
+        }
+        let store = try config.openStore()
+        let keyFile = config.issuerKeyFile
+        guard let key = FileManager.default.contents(atPath: keyFile) else {
+            throw CommandFailure("cannot read issuer key file \(keyFile): a backup without it cannot serve the credentials issued")
+        }
+        do {
+            try FileManager.default.createDirectory(atPath: destination, withIntermediateDirectories: false,
+                                                    attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw CommandFailure("cannot create backup directory \(destination): \((error as NSError).localizedDescription)")
+        }
+        let database = (destination as NSString).appendingPathComponent("badges.sqlite")
+        let keyCopy = (destination as NSString).appendingPathComponent("issuer-keys.json")
+        do {
+            try store.database.backup(to: database)
+            guard FileManager.default.createFile(atPath: keyCopy, contents: key, attributes: [.posixPermissions: 0o600]) else {
+                throw CommandFailure("cannot write \(keyCopy)")
+            }
+        } catch {
+            // A half-made backup must not look like a good one.
+            try? FileManager.default.removeItem(atPath: destination)
+            throw error
+        }
+        output.out("backed up \(config.databasePath) to \(database) and \(keyFile) to \(keyCopy)")
+    }
+}
