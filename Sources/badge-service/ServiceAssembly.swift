@@ -14,7 +14,12 @@ enum ServiceAssembly {
         for warning in config.unusedSectionWarnings(deployedVerifiers: BadgeService.deployedVerifiers) {
             ServiceLog.warning(warning)
         }
-        try config.createDataDirectory()
+        // Printed absolute: the default data directory depends on the working directory.
+        let dataDirectory = URL(fileURLWithPath: config.dataDirectory).standardizedFileURL.path
+        if !FileManager.default.fileExists(atPath: config.dataDirectory) {
+            try config.createDataDirectory()
+            ServiceLog.info("created data directory \(dataDirectory)")
+        }
         // One serve per data directory: held until the process exits.
         let lock = try DataDirectoryLock(directory: config.dataDirectory)
         defer { withExtendedLifetime(lock) {} }
@@ -51,7 +56,7 @@ enum ServiceAssembly {
             throw CommandFailure("cannot listen on \(config.listenHost):\(config.listenPort): \(error)")
         }
         let shown = config.listenHost.contains(":") ? "[\(config.listenHost)]" : config.listenHost
-        ServiceLog.info("badge-service listening on http://\(shown):\(port) (data: \(config.dataDirectory), issuer key \(keyring.activeIndex))")
+        ServiceLog.info("badge-service listening on http://\(shown):\(port) (data: \(dataDirectory), issuer key \(keyring.activeIndex))")
         server.runUntilTerminated()
         accessLog?.flush()
         if let warning = prepared.checkpointForShutdown() { ServiceLog.warning(warning) }

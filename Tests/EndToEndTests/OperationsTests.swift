@@ -216,4 +216,13 @@ import Testing
         #expect(codesBefore.split(separator: "\n").count == 1 && !code.isEmpty)
         #expect(restored.stop() == 0)
     }
+
+    @Test func startUpNamesTheAbsoluteDataDirectory() throws {
+        // a relative --data (the default is one too) is resolved against the working directory
+        let started = try runBriefly(["serve", "--listen", "127.0.0.1:0", "--data", "relative-data"], within: 3)
+        #expect(started.status == nil, "serve exited: \(started.stderr)")
+        let absolute = dir.url.standardizedFileURL.path + "/relative-data"
+        #expect(started.stderr.contains("created data directory \(absolute)"), "\(started.stderr)")
+        #expect(started.stderr.contains("(data: \(absolute),"), "\(started.stderr)")
+    }
 }
