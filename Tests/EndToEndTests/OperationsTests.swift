@@ -225,4 +225,24 @@ import Testing
         #expect(started.stderr.contains("created data directory \(absolute)"), "\(started.stderr)")
         #expect(started.stderr.contains("(data: \(absolute),"), "\(started.stderr)")
     }
+
+    /// contrib/badge-service.service passes `systemd-analyze verify` without a warning (the
+    /// Debian package systemd; scripts/install-deps installs it). The check needs ExecStart's
+    /// program to exist, so it runs on a copy pointing at the built binary.
+    @Test func theSystemdUnitVerifies() throws {
+        let unit = try String(contentsOf: Repository.root.appendingPathComponent("contrib/badge-service.service"), encoding: .utf8)
+        #expect(unit.contains("ExecStart=/usr/local/bin/badge-service serve "))
+        #expect(!unit.split(separator: "\n").contains { $0.hasPrefix("ExecReload=") })  // SIGHUP does not reload yet
+        let copy = dir.file("badge-service.service")
+        try unit.replacingOccurrences(of: "/usr/local/bin/badge-service", with: ServiceProcess.executable)
+            .write(toFile: copy, atomically: true, encoding: .utf8)
+        let verified = try CLIResult.run(["verify", "--man=no", copy], in: dir.url, executable: "/usr/bin/systemd-analyze")
+        #expect(verified.status == 0, "\(verified.stderr)")
+        #expect(verified.stderr.isEmpty && verified.stdout.isEmpty, "\(verified.stderr)\(verified.stdout)")
+
+        // the check is not blind: a misspelled setting is reported
+        try unit.replacingOccurrences(of: "/usr/local/bin/badge-service", with: ServiceProcess.executable)
+            .replacingOccurrences(of: "Type=exec", with: "Type=exce").write(toFile: copy, atomically: true, encoding: .utf8)
+        #expect(try CLIResult.run(["verify", "--man=no", copy], in: dir.url, executable: "/usr/bin/systemd-analyze").stderr.contains("exce"))
+    }
 }
