@@ -29,7 +29,7 @@ public struct CatalogAdmin: Sendable {
 
     /// Adds a price; with `replacing`, deprecates that price in the same transaction.
     public func addPrice(badgeType: String, monthPrice: Int, currency: String, replacing: String? = nil) throws -> BadgePrice {
-        guard Self.isTag(badgeType) else { throw Refusal.invalid("badge type must be 1-32 characters of a-z, 0-9, '-' or '_'") }
+        try Self.checkKnown(badgeType, refuse: Refusal.invalid)
         guard (1...Int(UInt32.max)).contains(monthPrice) else { throw Refusal.invalid("month price must be 1...\(UInt32.max) minor units") }
         guard currency.count == 3, currency.allSatisfy({ $0.isASCII && $0.isLowercase }) else {
             throw Refusal.invalid("currency must be a lower-case ISO 4217 code such as usd")
@@ -43,6 +43,12 @@ public struct CatalogAdmin: Sendable {
                     throw Refusal.invalid("price \(old) is for \(oldPrice.badgeType), not \(badgeType)")
                 }
                 if oldPrice.status == .active { _ = try w.setPriceStatus(priceId: old, .deprecated) }
+            }
+            // One active price per type and currency: the catalog shows clients one price to pay.
+            if let active = try w.prices().first(where: {
+                $0.status == .active && $0.badgeType == price.badgeType && $0.currency == currency
+            }) {
+                throw Refusal.invalid("price \(active.priceId) is already active for \(badgeType) in \(currency): add the new one with --replace \(active.priceId)")
             }
             try w.insertPrice(price)
         }
@@ -70,16 +76,23 @@ public struct CatalogAdmin: Sendable {
     /// Sets the status of the price or offer with `id`.
     public func setStatus(_ id: String, _ status: ItemStatus) throws {
         try store.write { w in
+            // Disabling is final: deprecating a disabled entry would put it back on sale.
+            let current = try w.prices().first(where: { $0.priceId == id })?.status
+                ?? w.offers().first(where: { $0.offerId == id })?.status
+            if current == .disabled && status != .disabled {
+                throw Refusal.invalid("\(id) is disabled; a disabled price or offer stays disabled")
+            }
             if try w.setPriceStatus(priceId: id, status) { return }
             if try w.setOfferStatus(offerId: id, status) { return }
             throw Refusal.unknownItem(id)
         }
     }
 
-    /// A badge type or similar tag an operator may type.
-    static func isTag(_ s: String) -> Bool {
-        (1...32).contains(s.utf8.count) && s.utf8.allSatisfy { c in
-            (c >= 0x61 && c <= 0x7A) || (c >= 0x30 && c <= 0x39) || c == 0x2D || c == 0x5F
+    /// Refuses a badge type the service does not know (a typo would sign credentials of a type
+    /// no client displays).
+    static func checkKnown<Refused: Error>(_ badgeType: String, refuse: (String) -> Refused) throws {
+        guard BadgeType.known.contains(BadgeType(badgeType)) else {
+            throw refuse("unknown badge type '\(badgeType)' (known: \(BadgeType.known.map(\.rawValue).joined(separator: ", ")))")
         }
     }
 }

@@ -43,7 +43,7 @@ public struct CodeAdmin: Sendable {
     /// Creates `count` codes in one transaction and returns their display forms.
     public func create(badgeType: String, months: Int, uses: Int = 1, expires: Timestamp? = nil,
                        payment: CodePayment = .paid, count: Int = 1) throws -> [String] {
-        guard CatalogAdmin.isTag(badgeType) else { throw Refusal.invalid("badge type must be 1-32 characters of a-z, 0-9, '-' or '_'") }
+        try CatalogAdmin.checkKnown(badgeType, refuse: Refusal.invalid)
         guard (1...255).contains(months) else { throw Refusal.invalid("months must be 1...255") }
         guard (1...1000).contains(uses) else { throw Refusal.invalid("uses must be 1...1000") }
         guard (1...1000).contains(count) else { throw Refusal.invalid("count must be 1...1000") }

@@ -245,4 +245,34 @@ import Testing
             .replacingOccurrences(of: "Type=exec", with: "Type=exce").write(toFile: copy, atomically: true, encoding: .utf8)
         #expect(try CLIResult.run(["verify", "--man=no", copy], in: dir.url, executable: "/usr/bin/systemd-analyze").stderr.contains("exce"))
     }
+
+    @Test func badgeTypesAreKnownAndCatalogRulesHold() throws {
+        let data = dir.file("data")
+        #expect(try CLIResult.run(["init", "--data", data], in: dir.url).status == 0)
+        func run(_ args: [String]) throws -> CLIResult { try CLIResult.run(args + ["--data", data], in: dir.url) }
+
+        for command in [["codes", "create", "--type", "suporter", "--months", "3"],
+                        ["catalog", "add-price", "--type", "bogus", "--month-price", "100", "--currency", "usd"]] {
+            let refused = try run(command)
+            #expect(refused.status == 1 && refused.stdout.isEmpty, "\(command): \(refused.stdout)")
+            #expect(refused.stderr.contains("unknown badge type") && refused.stderr.contains("known: supporter, legend, investor"),
+                    "\(command): \(refused.stderr)")
+        }
+        #expect(try run(["codes", "list"]).stdout.isEmpty)
+
+        // one active price per type and currency: a second needs --replace
+        let legend = "6a778279-753e-45db-8acc-0e382c1d054a"
+        let second = try run(["catalog", "add-price", "--type", "legend", "--month-price", "6500", "--currency", "usd"])
+        #expect(second.status == 1 && second.stderr.contains("--replace \(legend)"), "\(second.stderr)")
+        let replaced = try run(["catalog", "add-price", "--type", "legend", "--month-price", "6500", "--currency", "usd", "--replace", legend])
+        #expect(replaced.status == 0, "\(replaced.stderr)")
+        // another currency is another price
+        #expect(try run(["catalog", "add-price", "--type", "legend", "--month-price", "6000", "--currency", "eur"]).status == 0)
+
+        // a disabled entry is never deprecated (put back on sale)
+        #expect(try run(["catalog", "disable", legend]).status == 0)
+        let revived = try run(["catalog", "deprecate", legend])
+        #expect(revived.status == 1 && revived.stderr.contains("\(legend) is disabled"), "\(revived.stderr)")
+        #expect(try run(["catalog", "list"]).stdout.contains("\(legend)  legend  7000 usd/month  disabled"))
+    }
 }
