@@ -275,4 +275,20 @@ import Testing
         #expect(revived.status == 1 && revived.stderr.contains("\(legend) is disabled"), "\(revived.stderr)")
         #expect(try run(["catalog", "list"]).stdout.contains("\(legend)  legend  7000 usd/month  disabled"))
     }
+
+    @Test func theClientTakesItsServerFromTheEnvironmentAndReportsProtocolErrorsOnStandardError() throws {
+        let service = try ServiceProcess(data: dir)
+        let code = try service.cli(["codes", "create", "--type", "supporter", "--months", "3"]).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let env = ["BADGE_SERVICE_SERVER": service.url]
+        let first = try CLIResult.run(["client", "--key-file", dir.file("a.json"), "redeem", code], in: dir.url, environment: env)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdout.contains("\"credential\""), "\(first.stdout)")
+        let other = try CLIResult.run(["client", "--key-file", dir.file("b.json"), "redeem", code], in: dir.url, environment: env)
+        #expect(other.status == 1)
+        #expect(other.stdout.isEmpty, "\(other.stdout)")
+        let lines = other.stderr.split(separator: "\n")
+        #expect(lines.count == 1 && lines[0].contains("code_used"), "\(other.stderr)")
+        #expect(service.stop() == 0)
+    }
 }

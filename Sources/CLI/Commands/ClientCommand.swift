@@ -23,14 +23,15 @@ enum ClientCommand {
           send JSON            sign and send any command object, e.g. '{"type":"pauseBadge"}'
           show                 your purchase key and what the key file holds
 
-        --server defaults to http://127.0.0.1:8080, --key-file to ./badge-client.json (created on
-        first use with a fresh purchase key and master key). The response is printed as JSON; the
-        exit status is 0 unless the service answered an error.
+        --server defaults to $BADGE_SERVICE_SERVER, else http://127.0.0.1:8080; --key-file to
+        ./badge-client.json (created on first use with a fresh purchase key and master key). The
+        response is printed as JSON on standard output; a protocol error is one line on standard
+        error (with the response) and exit status 1.
         """
 
     static func run(_ args: inout CommandLineArguments, environment: [String: String], output: CommandOutput) throws {
         if args.wantsHelp() { output.out(help); return }
-        let server = try args.option("server") ?? "http://127.0.0.1:8080"
+        let server = try args.option("server") ?? environment["BADGE_SERVICE_SERVER"] ?? "http://127.0.0.1:8080"
         let keyPath = try args.option("key-file") ?? "badge-client.json"
         let sub = try args.requiredPositional("client command (catalog, redeem, issue, send, show)")
         var keys = try ClientKeyFile.loadOrCreate(path: keyPath)
@@ -78,8 +79,11 @@ enum ClientCommand {
             keys.lastEntry = last
             try keys.save(path: keyPath)
         }
+        // A protocol error goes to standard error, in the one line of every failure.
+        if let code = response.errorCode {
+            throw CommandFailure("the service answered \(code) (HTTP \(reply.status)): \(String(decoding: reply.body, as: UTF8.self))")
+        }
         output.out(String(decoding: reply.body, as: UTF8.self))
-        if let code = response.errorCode { throw CommandFailure("the service answered \(code) (HTTP \(reply.status))") }
     }
 }
 
