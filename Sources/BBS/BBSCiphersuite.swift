@@ -23,8 +23,10 @@ public enum BBS {
 
     /// hash_to_scalar: OS2IP(expand_message_xmd(msg, dst, 48)) mod r.
     public static func hashToScalar(_ message: some Collection<UInt8>, dst: some Collection<UInt8>) -> Fr {
-        // 48 bytes is always within expand_message_xmd's limits.
-        Fr(reducing: try! ExpandMessageXMD.expand(message, dst: dst, length: expandLength))
+        // 48 bytes is always within expand_message_xmd's limits. Wiped: for KeyGen they give SK.
+        var uniform = try! ExpandMessageXMD.expand(message, dst: dst, length: expandLength)
+        defer { wipe(&uniform) }
+        return Fr(reducing: uniform)
     }
 
     /// messages_to_scalars: each message hashed with the map-to-scalar DST.
@@ -82,8 +84,13 @@ public enum BBS {
     /// variable time when verifying, where the brief and the draft treat them as public.
     static func computeB(generators: [CachedGenerator], domain: Fr, scalars: [Fr], constantTime: Bool = false) -> G1Point {
         let points = Array(generators.map(\.point).prefix(scalars.count + 1))
-        let sum = constantTime ? G1Point.multiScalarMultiply(points, [domain] + scalars)
-                               : G1Point.multiScalarMultiplyVariableTime(points, [domain] + scalars)
+        var all = [Fr]()
+        all.reserveCapacity(scalars.count + 1)
+        all.append(domain)
+        all.append(contentsOf: scalars)
+        defer { wipe(elements: &all) }
+        let sum = constantTime ? G1Point.multiScalarMultiply(points, all)
+                               : G1Point.multiScalarMultiplyVariableTime(points, all)
         return p1 + sum
     }
 

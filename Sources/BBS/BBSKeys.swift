@@ -1,8 +1,8 @@
 import Crypto
 
 /// A BBS secret key: a scalar in [1, r-1]. A class so that its storage can be wiped when the
-/// last reference goes; scalars copied out for a computation live on the stack and are not
-/// wiped (Swift gives no control over those copies).
+/// last reference goes; the heap buffers Sign and SkToPk derive from it are wiped too, while
+/// register and stack copies are beyond Swift's control.
 public final class BBSSecretKey: @unchecked Sendable {
     // Written only in init and deinit, so concurrent readers are safe.
     private var storage: Fr
@@ -25,8 +25,13 @@ public final class BBSSecretKey: @unchecked Sendable {
     public static func keyGen(keyMaterial: [UInt8], keyInfo: [UInt8] = [],
                               keyDST: [UInt8] = BBS.defaultKeyDST) throws(BBSError) -> BBSSecretKey {
         guard keyMaterial.count >= 32, keyInfo.count <= 65535 else { throw .invalidKeyMaterial }
-        var input = keyMaterial + i2osp(UInt64(keyInfo.count), 2) + keyInfo
+        // key_material ‖ I2OSP(len(key_info), 2) ‖ key_info, in a buffer of its final size.
+        var input = [UInt8]()
+        input.reserveCapacity(keyMaterial.count + 2 + keyInfo.count)
         defer { wipe(&input) }
+        input.append(contentsOf: keyMaterial)
+        input.append(contentsOf: i2osp(UInt64(keyInfo.count), 2))
+        input.append(contentsOf: keyInfo)
         let sk = BBS.hashToScalar(input, dst: keyDST)
         guard !sk.isZero else { throw .invalidKeyMaterial }
         return BBSSecretKey(scalar: sk)

@@ -10,19 +10,26 @@ extension BBS {
     public static func sign(secretKey: BBSSecretKey, publicKey: BBSPublicKey,
                             header: [UInt8], messages: [[UInt8]]) throws(BBSError) -> [UInt8] {
         let gens = cachedGenerators(count: messages.count + 1)
-        let scalars = messagesToScalars(messages)
+        var scalars = messagesToScalars(messages)
+        defer { wipe(elements: &scalars) }
         let domain = calculateDomain(publicKey: publicKey.bytes, generators: gens[...], header: header)
 
-        var eInput = secretKey.bytes
+        // SK ‖ msg_1 ‖ … ‖ msg_L ‖ domain, in a buffer of its final size (no reallocation leaves SK behind).
+        var eInput = [UInt8]()
+        eInput.reserveCapacity(Fr.byteCount * (scalars.count + 2))
         defer { wipe(&eInput) }
-        for s in scalars { eInput += s.bigEndianBytes }
-        eInput += domain.bigEndianBytes
+        secretKey.scalar.appendBigEndian(to: &eInput)
+        for s in scalars { s.appendBigEndian(to: &eInput) }
+        domain.appendBigEndian(to: &eInput)
         let e = hashToScalar(eInput, dst: hashToScalarDST)
 
         let b = computeB(generators: gens, domain: domain, scalars: scalars, constantTime: true)
-        let skPlusE = secretKey.scalar + e
+        var skPlusE = secretKey.scalar + e
+        defer { wipe(value: &skPlusE) }
         guard !skPlusE.isZero else { throw .degenerateSignature }
-        let a = b.multiplied(by: skPlusE.inverse())
+        var inverse = skPlusE.inverse()
+        defer { wipe(value: &inverse) }
+        let a = b.multiplied(by: inverse)
         return a.compressed + e.bigEndianBytes
     }
 

@@ -21,26 +21,37 @@ public enum ExpandMessageXMD {
         if tag.count > 255 { tag = SHA256.hash(Array("H2C-OVERSIZE-DST-".utf8) + tag) }
         let dstPrime = tag + [UInt8(tag.count)]
 
+        // KeyGen hashes key material here: every buffer derived from the message is wiped.
         var h0 = SHA256()
         h0.update([UInt8](repeating: 0, count: blockSize))
         h0.update(message)
         h0.update([UInt8(length >> 8), UInt8(length & 0xff), 0])
         h0.update(dstPrime)
-        let b0 = h0.finalize()
+        var b0 = h0.finalize()
 
         var out = [UInt8]()
         out.reserveCapacity(ell * digestSize)
         var previous = [UInt8](repeating: 0, count: digestSize)  // b_1 hashes b_0 ⊕ 0 = b_0
+        var mixed = [UInt8](repeating: 0, count: digestSize)
+        defer {
+            wipe(&b0)
+            wipe(&previous)
+            wipe(&mixed)
+        }
         var i = 1
         while i <= ell {
+            for j in 0..<digestSize { mixed[j] = b0[j] ^ previous[j] }
             var h = SHA256()
-            h.update(zip(b0, previous).map { $0 ^ $1 })
+            h.update(mixed)
             h.update([UInt8(i)])
             h.update(dstPrime)
+            wipe(&previous)
             previous = h.finalize()
             out += previous
             i += 1
         }
+        guard out.count > length else { return out }
+        defer { wipe(&out) }
         return Array(out.prefix(length))
     }
 }

@@ -90,7 +90,9 @@ public struct Fp: Sendable, BitwiseCopyable {
         return Fp(l0: t0 & m, l1: t1 & m, l2: t2 & m, l3: t3 & m, l4: t4 & m, l5: t5 & m)
     }
 
-    @inline(__always)
+    // Deliberately a call: inlined into every Fp2/Fp6/Fp12 and curve formula, the product made
+    // the BBS objects ten times larger and their compilation minutes longer, for no speed.
+    @inline(never)
     public static func * (a: Fp, b: Fp) -> Fp {
         var t0, t1, t2, t3, t4, t5: UInt64
         var carryA: UInt64, carryC: UInt64, m: UInt64

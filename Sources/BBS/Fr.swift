@@ -11,21 +11,46 @@ extension Fr: Equatable {
     }
 
     /// nil unless `bytes` is 32 bytes holding a value < r (OS2IP as in the BBS draft).
+    /// Secret keys pass through here, so the limbs stay on the stack (no array to free unwiped).
     public init?(bigEndian bytes: some Collection<UInt8>) {
         guard bytes.count == Fr.byteCount else { return nil }
-        let limbs = limbsFromBigEndian(bytes, count: 4)
-        guard isLessThan(limbs, Fr.modulusLimbs) else { return nil }
-        self = Fr(l0: limbs[0], l1: limbs[1], l2: limbs[2], l3: limbs[3]) * Fr.rSquared
+        var limbs = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
+        defer { wipe(value: &limbs) }
+        for (i, byte) in bytes.enumerated() {
+            switch i / 8 {  // big-endian: the first eight bytes are the top limb
+            case 0: limbs.3 = limbs.3 << 8 | UInt64(byte)
+            case 1: limbs.2 = limbs.2 << 8 | UInt64(byte)
+            case 2: limbs.1 = limbs.1 << 8 | UInt64(byte)
+            default: limbs.0 = limbs.0 << 8 | UInt64(byte)
+            }
+        }
+        var borrow: UInt64 = 0
+        (_, borrow) = subtractWithBorrow(limbs.0, 0xffffffff00000001, borrow)
+        (_, borrow) = subtractWithBorrow(limbs.1, 0x53bda402fffe5bfe, borrow)
+        (_, borrow) = subtractWithBorrow(limbs.2, 0x3339d80809a1d805, borrow)
+        (_, borrow) = subtractWithBorrow(limbs.3, 0x73eda753299d7d48, borrow)
+        guard borrow == 1 else { return nil }  // reveals only whether the encoding is canonical
+        self = Fr(l0: limbs.0, l1: limbs.1, l2: limbs.2, l3: limbs.3) * Fr.rSquared
     }
 
-    /// OS2IP(bytes) mod r for a 48-byte string, as hash_to_scalar needs; constant time.
+    /// OS2IP(bytes) mod r for a 48-byte string, as hash_to_scalar needs; constant time, and the
+    /// limbs (KeyGen's output before reduction) stay on the stack.
     public init(reducing bytes: [UInt8]) {
         precondition(bytes.count == 48)
-        let limbs = limbsFromBigEndian(bytes, count: 6)
+        var limbs = (UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0))
+        defer { wipe(value: &limbs) }
+        for i in 0..<8 {
+            limbs.5 = limbs.5 << 8 | UInt64(bytes[i])
+            limbs.4 = limbs.4 << 8 | UInt64(bytes[8 + i])
+            limbs.3 = limbs.3 << 8 | UInt64(bytes[16 + i])
+            limbs.2 = limbs.2 << 8 | UInt64(bytes[24 + i])
+            limbs.1 = limbs.1 << 8 | UInt64(bytes[32 + i])
+            limbs.0 = limbs.0 << 8 | UInt64(bytes[40 + i])
+        }
         // value = high·2^256 + low; its Montgomery form is high·R^2 + low·R = mont(high, R^3) + mont(low, R^2).
-        var low = Fr.reduceBelowModulus(limbs[0], limbs[1], limbs[2], limbs[3])
+        var low = Fr.reduceBelowModulus(limbs.0, limbs.1, limbs.2, limbs.3)
         low = Fr.reduceBelowModulus(low.l0, low.l1, low.l2, low.l3)
-        let high = Fr(l0: limbs[4], l1: limbs[5], l2: 0, l3: 0)
+        let high = Fr(l0: limbs.4, l1: limbs.5, l2: 0, l3: 0)
         self = high * Fr.rCubed + low * Fr.rSquared
     }
 
@@ -51,10 +76,21 @@ extension Fr: Equatable {
         return (v.l0, v.l1, v.l2, v.l3)
     }
 
-    /// I2OSP(value, 32).
+    /// I2OSP(value, 32), in an array of exactly 32 bytes (the caller wipes it when secret).
     public var bigEndianBytes: [UInt8] {
-        let (a, b, c, d) = plainLimbs
-        return bytesFromLimbs([a, b, c, d])
+        var out = [UInt8]()
+        out.reserveCapacity(Fr.byteCount)
+        appendBigEndian(to: &out)
+        return out
+    }
+
+    /// Appends I2OSP(value, 32) to `bytes` with no intermediate buffer; reserve the capacity
+    /// first when the value is secret, so that no reallocation leaves a copy behind.
+    func appendBigEndian(to bytes: inout [UInt8]) {
+        let (l0, l1, l2, l3) = plainLimbs
+        var words = (l3.bigEndian, l2.bigEndian, l1.bigEndian, l0.bigEndian)
+        defer { wipe(value: &words) }
+        withUnsafeBytes(of: &words) { bytes.append(contentsOf: $0) }
     }
 
     public static func == (a: Fr, b: Fr) -> Bool {

@@ -18,16 +18,27 @@ enum GLV {
                                     0x7c6b_ecf1_e01f_aadd, 0x1]
 
     /// (k1, k2) with k = k1 + k2·λ mod r, both < 2^130, as three little-endian limbs each.
-    static func split(_ k: (UInt64, UInt64, UInt64, UInt64)) -> (k1: [UInt64], k2: [UInt64]) {
-        let scalar = [k.0, k.1, k.2, k.3]
+    /// Every intermediate buffer is wiped before it is freed: with the public e, the halves of
+    /// (SK + e)^-1 give SK.
+    static func split(_ k: (UInt64, UInt64, UInt64, UInt64)) -> (k1: (UInt64, UInt64, UInt64), k2: (UInt64, UInt64, UInt64)) {
+        var scalar = [k.0, k.1, k.2, k.3]
         // q ∈ {floor(k/z) - 1, floor(k/z)} (Barrett with k < 2^384).
-        var q = Array(multiplyFixed(scalar, barrett)[6..<9])
+        var wide = multiplyFixed(scalar, barrett)
+        var q = [wide[6], wide[7], wide[8]]
         // t = k - q·z < 2z, then one masked correction.
-        let qz = multiplyFixed(q, z)
+        var qz = multiplyFixed(q, z)
         var t = [UInt64](repeating: 0, count: 4)
+        var reduced = [UInt64](repeating: 0, count: 4)
+        defer {
+            wipe(elements: &scalar)
+            wipe(elements: &wide)
+            wipe(elements: &q)
+            wipe(elements: &qz)
+            wipe(elements: &t)
+            wipe(elements: &reduced)
+        }
         var borrow: UInt64 = 0
         for i in 0..<4 { (t[i], borrow) = subtractWithBorrow(scalar[i], qz[i], borrow) }
-        var reduced = [UInt64](repeating: 0, count: 4)
         borrow = 0
         for i in 0..<4 { (reduced[i], borrow) = subtractWithBorrow(t[i], i < 2 ? z[i] : 0, borrow) }
         let useReduced = 0 &- (borrow ^ 1)  // all ones when t ≥ z
@@ -35,10 +46,10 @@ enum GLV {
         var carry = useReduced & 1
         for i in 0..<3 { (q[i], carry) = addWithCarry(q[i], 0, carry) }
         // k1 = q + t, k2 = q.
-        var k1 = [UInt64](repeating: 0, count: 3)
-        carry = 0
-        for i in 0..<3 { (k1[i], carry) = addWithCarry(q[i], t[i], carry) }
-        return (k1, q)
+        let (a0, c0) = addWithCarry(q[0], t[0], 0)
+        let (a1, c1) = addWithCarry(q[1], t[1], c0)
+        let (a2, _) = addWithCarry(q[2], t[2], c1)
+        return ((a0, a1, a2), (q[0], q[1], q[2]))
     }
 
     /// Schoolbook product of little-endian limb arrays; the loop bounds depend only on the sizes.
@@ -61,7 +72,9 @@ extension G1Point {
     /// [k]P in constant time with the GLV split: 33 four-bit windows over two ~130-bit scalars,
     /// each window adding one entry of each 16-entry table, chosen by a full masked scan.
     public func multiplied(by scalar: Fr) -> G1Point {
-        G1Point.multiScalarMultiply([self], [scalar])
+        var scalars = [scalar]
+        defer { wipe(elements: &scalars) }
+        return G1Point.multiScalarMultiply([self], scalars)
     }
 
     /// Σ [k_i]P_i in constant time (for scalars that must not leak): every scalar is split by GLV,
@@ -69,21 +82,27 @@ extension G1Point {
     /// term's tables, selected by scanning the whole table with masks.
     public static func multiScalarMultiply(_ points: [G1Point], _ scalars: [Fr]) -> G1Point {
         precondition(points.count == scalars.count)
-        var tables = [[G1Point]](), digits = [[UInt64]]()
-        for (p, s) in zip(points, scalars) {
+        // Three limbs per GLV half, two halves per term, in one buffer of its final size.
+        var digits = [UInt64](repeating: 0, count: 6 * scalars.count)
+        defer { wipe(elements: &digits) }
+        var tables = [[G1Point]]()
+        tables.reserveCapacity(2 * points.count)
+        for (n, (p, s)) in zip(points, scalars).enumerated() {
             let (k1, k2) = GLV.split(s.plainLimbs)
+            (digits[6 * n], digits[6 * n + 1], digits[6 * n + 2]) = k1
+            (digits[6 * n + 3], digits[6 * n + 4], digits[6 * n + 5]) = k2
             var table = [G1Point](repeating: .identity, count: 16)
             table[1] = p
             for i in 2..<16 { table[i] = (i & 1 == 0) ? table[i / 2].doubled() : table[i - 1] + p }
-            tables += [table, table.map { $0.endomorphism() }]
-            digits += [k1, k2]
+            tables.append(table)
+            tables.append(table.map { $0.endomorphism() })
         }
         var acc = G1Point.identity
         for window in (0..<33).reversed() {
             acc = acc.doubled().doubled().doubled().doubled()
             let limb = window / 16, shift = UInt64(4 * (window % 16))
-            for (table, k) in zip(tables, digits) {
-                let d = (k[limb] >> shift) & 15
+            for (h, table) in tables.enumerated() {
+                let d = (digits[3 * h + limb] >> shift) & 15
                 var chosen = G1Point.identity
                 for i in 0..<16 { chosen = G1Point.select(chosen, table[i], equalMask(UInt64(i), d)) }
                 acc = acc + chosen
@@ -99,7 +118,7 @@ extension G1Point {
         for (p, s) in zip(points, scalars) {
             let (k1, k2) = GLV.split(s.plainLimbs)
             allPoints += [p, p.endomorphism()]
-            digits += [wNAF(k1, width: 5), wNAF(k2, width: 5)]
+            digits += [wNAF([k1.0, k1.1, k1.2], width: 5), wNAF([k2.0, k2.1, k2.2], width: 5)]
         }
         return interleavedWNAF(allPoints, digits)
     }

@@ -1,8 +1,11 @@
+import CConstantTime
+
 // Word-level helpers for the multi-precision arithmetic of Fp and Fr.
 // All of them are branch-free: carries and borrows travel as 0/1 words computed with UInt128
 // arithmetic, which LLVM lowers to add/adc and mul chains. (With overflow flags and `o ? 1 : 0`,
 // LLVM turned some carry propagation into conditional jumps, which would leak timing; the
-// UInt128 form was also the fastest measured.)
+// UInt128 form was also the fastest measured.) Masks that select by a secret index go through
+// `ct_opaque_u64`, an empty assembly statement the optimiser cannot look into.
 
 /// a + b + carry (carry 0 or 1) as (sum, carry out).
 @inline(__always)
@@ -22,17 +25,17 @@ func subtractWithBorrow(_ a: UInt64, _ b: UInt64, _ borrow: UInt64) -> (UInt64, 
 @inline(__always)
 func multiplyAdd(_ a: UInt64, _ b: UInt64, _ c: UInt64) -> (hi: UInt64, lo: UInt64) {
     let (h, l) = a.multipliedFullWidth(by: b)
-    let (s, o) = l.addingReportingOverflow(c)
-    return (h &+ (o ? 1 : 0), s)
+    let (s, carry) = addWithCarry(l, c, 0)
+    return (h &+ carry, s)
 }
 
 /// a·b + c + d as (high, low); never overflows 128 bits.
 @inline(__always)
 func multiplyAdd(_ a: UInt64, _ b: UInt64, _ c: UInt64, _ d: UInt64) -> (hi: UInt64, lo: UInt64) {
     let (h, l) = a.multipliedFullWidth(by: b)
-    let (s1, o1) = l.addingReportingOverflow(c)
-    let (s2, o2) = s1.addingReportingOverflow(d)
-    return (h &+ (o1 ? 1 : 0) &+ (o2 ? 1 : 0), s2)
+    let (s1, carry1) = addWithCarry(l, c, 0)
+    let (s2, carry2) = addWithCarry(s1, d, 0)
+    return (h &+ carry1 &+ carry2, s2)
 }
 
 /// All ones when `x` is zero, else zero; no branch.
@@ -41,10 +44,12 @@ func wordZeroMask(_ x: UInt64) -> UInt64 {
     ((x | (0 &- x)) >> 63) &- 1
 }
 
-/// All ones when a == b, else zero; no branch.
+/// All ones when a == b, else zero; no branch. The mask goes through an optimisation barrier:
+/// when LLVM could see that it is all ones or all zeros, it turned the masked table selection
+/// of G1 back into a jump on `i == digit` (DisassemblyCheckTests guards against that).
 @inline(__always)
 func equalMask(_ a: UInt64, _ b: UInt64) -> UInt64 {
-    wordZeroMask(a ^ b)
+    ct_opaque_u64(wordZeroMask(a ^ b))
 }
 
 /// Big-endian bytes → little-endian 64-bit limbs; `bytes.count` must be 8·n.
