@@ -5,13 +5,13 @@ import Foundation
 
 /// BBS signatures over BLS12-381 with SHA-256 (ciphersuite `BBS_BLS12381G1_XMD:SHA-256_SSWU_RO_`).
 public enum BBS {
-    public static let ciphersuiteID = Array("BBS_BLS12381G1_XMD:SHA-256_SSWU_RO_".utf8)
+    package static let ciphersuiteID = Array("BBS_BLS12381G1_XMD:SHA-256_SSWU_RO_".utf8)
     /// api_id of the BBS Signatures Interface: ciphersuite_id ‖ "H2G_HM2S_".
-    public static let apiID = ciphersuiteID + Array("H2G_HM2S_".utf8)
+    package static let apiID = ciphersuiteID + Array("H2G_HM2S_".utf8)
     /// DST for e, the domain and the proof challenge.
-    public static let hashToScalarDST = apiID + Array("H2S_".utf8)
+    package static let hashToScalarDST = apiID + Array("H2S_".utf8)
     /// DST of messages_to_scalars.
-    public static let mapMessageDST = apiID + Array("MAP_MSG_TO_SCALAR_AS_HASH_".utf8)
+    package static let mapMessageDST = apiID + Array("MAP_MSG_TO_SCALAR_AS_HASH_".utf8)
     /// The draft's default KeyGen DST (the fixtures pass api_id ‖ "KEYGEN_DST_" explicitly).
     public static let defaultKeyDST = ciphersuiteID + Array("KEYGEN_DST_".utf8)
 
@@ -22,7 +22,7 @@ public enum BBS {
     public static let signatureByteCount = 80
 
     /// hash_to_scalar: OS2IP(expand_message_xmd(msg, dst, 48)) mod r.
-    public static func hashToScalar(_ message: some Collection<UInt8>, dst: some Collection<UInt8>) -> Fr {
+    package static func hashToScalar(_ message: some Collection<UInt8>, dst: some Collection<UInt8>) -> Fr {
         // 48 bytes is always within expand_message_xmd's limits. Wiped: for KeyGen they give SK.
         var uniform = try! ExpandMessageXMD.expand(message, dst: dst, length: expandLength)
         defer { wipe(&uniform) }
@@ -30,12 +30,12 @@ public enum BBS {
     }
 
     /// messages_to_scalars: each message hashed with the map-to-scalar DST.
-    public static func messagesToScalars(_ messages: [[UInt8]]) -> [Fr] {
+    package static func messagesToScalars(_ messages: [[UInt8]]) -> [Fr] {
         messages.map { hashToScalar($0, dst: mapMessageDST) }
     }
 
     /// The base point P1 (create_generators with the "BP_" seed, count 1).
-    public static let p1: G1Point = deriveGenerators(
+    package static let p1: G1Point = deriveGenerators(
         seed: ciphersuiteID + Array("H2G_HM2S_BP_MESSAGE_GENERATOR_SEED".utf8),
         seedDST: ciphersuiteID + Array("H2G_HM2S_SIG_GENERATOR_SEED_".utf8),
         generatorDST: ciphersuiteID + Array("H2G_HM2S_SIG_GENERATOR_DST_".utf8),
@@ -43,7 +43,7 @@ public enum BBS {
 
     /// create_generators(count, api_id): Q_1 followed by H_1 … H_(count-1). Cached: the sequence
     /// for a larger count extends the one for a smaller count.
-    public static func generators(count: Int) -> [G1Point] {
+    package static func generators(count: Int) -> [G1Point] {
         GeneratorCache.shared.generators(count: count).map(\.point)
     }
 
@@ -75,7 +75,7 @@ public enum BBS {
     }
 
     /// calculate_domain for `messageCount` messages, from the public key bytes and header.
-    public static func calculateDomain(publicKey: [UInt8], header: [UInt8], messageCount: Int) -> Fr {
+    package static func calculateDomain(publicKey: [UInt8], header: [UInt8], messageCount: Int) -> Fr {
         calculateDomain(publicKey: publicKey, generators: cachedGenerators(count: messageCount + 1)[...], header: header)
     }
 
@@ -95,7 +95,7 @@ public enum BBS {
     }
 
     /// B for the given messages (the signature's trace value), for tests and diagnostics.
-    public static func computeB(publicKey: [UInt8], header: [UInt8], messages: [[UInt8]]) -> G1Point {
+    package static func computeB(publicKey: [UInt8], header: [UInt8], messages: [[UInt8]]) -> G1Point {
         let gens = cachedGenerators(count: messages.count + 1)
         let domain = calculateDomain(publicKey: publicKey, generators: gens[...], header: header)
         return computeB(generators: gens, domain: domain, scalars: messagesToScalars(messages))

@@ -59,7 +59,7 @@ public final class BBSSecretKey: @unchecked Sendable {
 
 /// A BBS public key: a non-identity point of G2 with its 96-byte compressed encoding.
 public struct BBSPublicKey: Sendable, Equatable {
-    public let point: G2Point
+    package let point: G2Point
     public let bytes: [UInt8]
 
     init(point: G2Point, bytes: [UInt8]) {

@@ -18,7 +18,7 @@ extension BBS {
     }
 
     /// The fixtures' mocked calculate_random_scalars: expand_message_xmd(seed, dst, 48·count) cut into scalars.
-    public static func seededRandomScalars(seed: [UInt8], dst: [UInt8], count: Int) throws(ExpandMessageError) -> [Fr] {
+    package static func seededRandomScalars(seed: [UInt8], dst: [UInt8], count: Int) throws(ExpandMessageError) -> [Fr] {
         let v = try ExpandMessageXMD.expand(seed, dst: dst, length: expandLength * count)
         return (0..<count).map { Fr(reducing: Array(v[expandLength * $0..<expandLength * ($0 + 1)])) }
     }

@@ -1,19 +1,19 @@
 import Crypto
 
 /// Why expand_message_xmd refuses its arguments.
-public enum ExpandMessageError: Error, Equatable, Sendable {
+package enum ExpandMessageError: Error, Equatable, Sendable {
     /// More than 255 hash blocks or more than 65535 bytes were requested.
     case outputTooLong(Int)
 }
 
 /// RFC 9380 §5.3.1 expand_message_xmd with SHA-256.
-public enum ExpandMessageXMD {
+package enum ExpandMessageXMD {
     private static let blockSize = 64
     private static let digestSize = 32
 
     /// `length` uniform bytes from `message` under the domain separation tag `dst`.
     /// A DST longer than 255 bytes is first replaced by SHA-256("H2C-OVERSIZE-DST-" ‖ DST) (§5.3.3).
-    public static func expand(_ message: some Collection<UInt8>, dst: some Collection<UInt8>,
+    package static func expand(_ message: some Collection<UInt8>, dst: some Collection<UInt8>,
                               length: Int) throws(ExpandMessageError) -> [UInt8] {
         let ell = (length + digestSize - 1) / digestSize
         guard ell <= 255, length <= 65535, length >= 0 else { throw .outputTooLong(length) }

@@ -4,10 +4,10 @@
 
 extension Fp: Equatable {
     /// Big-endian byte length of an element.
-    public static let byteCount = 48
+    package static let byteCount = 48
 
     /// The element with the small integer value `n`.
-    public init(_ n: UInt64) {
+    package init(_ n: UInt64) {
         self = Fp(l0: n, l1: 0, l2: 0, l3: 0, l4: 0, l5: 0) * Fp.rSquared
     }
 
@@ -17,7 +17,7 @@ extension Fp: Equatable {
     }
 
     /// The canonical big-endian encoding's inverse; nil unless `bytes` is 48 bytes holding a value < p.
-    public init?(bigEndian bytes: some Collection<UInt8>) {
+    package init?(bigEndian bytes: some Collection<UInt8>) {
         guard bytes.count == Fp.byteCount else { return nil }
         let limbs = limbsFromBigEndian(bytes, count: 6)
         guard isLessThan(limbs, Fp.modulusLimbs) else { return nil }
@@ -40,9 +40,9 @@ extension Fp: Equatable {
     }
 
     /// The canonical 48-byte big-endian encoding of the integer value.
-    public var bigEndianBytes: [UInt8] { bytesFromLimbs(plainLimbs) }
+    package var bigEndianBytes: [UInt8] { bytesFromLimbs(plainLimbs) }
 
-    public static func == (a: Fp, b: Fp) -> Bool {
+    package static func == (a: Fp, b: Fp) -> Bool {
         ((a.l0 ^ b.l0) | (a.l1 ^ b.l1) | (a.l2 ^ b.l2) | (a.l3 ^ b.l3) | (a.l4 ^ b.l4) | (a.l5 ^ b.l5)) == 0
     }
 
@@ -50,7 +50,7 @@ extension Fp: Equatable {
     @inline(__always)
     var zeroMask: UInt64 { wordZeroMask(l0 | l1 | l2 | l3 | l4 | l5) }
 
-    public var isZero: Bool { (l0 | l1 | l2 | l3 | l4 | l5) == 0 }
+    package var isZero: Bool { (l0 | l1 | l2 | l3 | l4 | l5) == 0 }
 
     /// `b` where `mask` is all ones, `a` where it is zero; no branch.
     @inline(__always)
@@ -61,10 +61,10 @@ extension Fp: Equatable {
     }
 
     @inline(__always)
-    public func squared() -> Fp { self * self }
+    package func squared() -> Fp { self * self }
 
     @inline(__always)
-    public func doubled() -> Fp { self + self }
+    package func doubled() -> Fp { self + self }
 
     /// self^e for a public exponent `e` (little-endian limbs); the base may be secret.
     func power(_ e: [UInt64]) -> Fp {
@@ -79,25 +79,25 @@ extension Fp: Equatable {
     }
 
     /// The multiplicative inverse (0 maps to 0), by Fermat: self^(p-2).
-    public func inverse() -> Fp { power(Fp.pMinus2) }
+    package func inverse() -> Fp { power(Fp.pMinus2) }
 
     /// A square root when one exists (p ≡ 3 mod 4, so self^((p+1)/4) is one).
-    public func squareRoot() -> Fp? {
+    package func squareRoot() -> Fp? {
         let s = power(Fp.pPlus1Over4)
         return s.squared() == self ? s : nil
     }
 
     /// Whether the element is a square (0 counts as one).
-    public var isSquare: Bool {
+    package var isSquare: Bool {
         let l = power(Fp.pMinus1Over2)
         return l == .one || l.isZero
     }
 
     /// RFC 9380 sgn0: the parity of the integer value.
-    public var sgn0: Bool { plainLimbs[0] & 1 == 1 }
+    package var sgn0: Bool { plainLimbs[0] & 1 == 1 }
 
     /// Whether the integer value exceeds (p-1)/2: the "sort" bit of the point encoding.
-    public var isLexicographicallyLargest: Bool {
+    package var isLexicographicallyLargest: Bool {
         !isLessThan(plainLimbs, Fp.pMinus1Over2PlusOne)
     }
 

@@ -1,26 +1,26 @@
 // Fp12 = Fp6[w]/(w^2 - v), the pairing's target field.
 
 /// An element c0 + c1·w of Fp12, where w^2 = v; the pairing's values live here.
-public struct Fp12: Sendable, Equatable {
-    public var c0: Fp6
-    public var c1: Fp6
+package struct Fp12: Sendable, Equatable {
+    package var c0: Fp6
+    package var c1: Fp6
 
     @inline(__always)
-    public init(_ c0: Fp6, _ c1: Fp6) {
+    package init(_ c0: Fp6, _ c1: Fp6) {
         self.c0 = c0
         self.c1 = c1
     }
 
-    public static let one = Fp12(.one, .zero)
+    package static let one = Fp12(.one, .zero)
 
-    public static func * (a: Fp12, b: Fp12) -> Fp12 {
+    package static func * (a: Fp12, b: Fp12) -> Fp12 {
         let t0 = a.c0 * b.c0
         let t1 = a.c1 * b.c1
         return Fp12(t0 + t1.timesV(), (a.c0 + a.c1) * (b.c0 + b.c1) - t0 - t1)
     }
 
     /// Complex squaring: two Fp6 products.
-    public func squared() -> Fp12 {
+    package func squared() -> Fp12 {
         let ab = c0 * c1
         let c0v = (c0 + c1) * (c0 + c1.timesV()) - ab - ab.timesV()
         return Fp12(c0v, ab + ab)
@@ -28,9 +28,9 @@ public struct Fp12: Sendable, Equatable {
 
     /// x ↦ x^(p^6), the inverse on the cyclotomic subgroup.
     @inline(__always)
-    public func conjugate() -> Fp12 { Fp12(c0, -c1) }
+    package func conjugate() -> Fp12 { Fp12(c0, -c1) }
 
-    public func inverse() -> Fp12 {
+    package func inverse() -> Fp12 {
         let d = (c0.squared() - c1.squared().timesV()).inverse()
         return Fp12(c0 * d, -(c1 * d))
     }
@@ -44,7 +44,7 @@ public struct Fp12: Sendable, Equatable {
     }
 
     /// x ↦ x^p.
-    public func frobenius() -> Fp12 {
+    package func frobenius() -> Fp12 {
         let b = c1.frobenius()
         let g = Fp12.frobeniusW
         return Fp12(c0.frobenius(), Fp6(b.c0 * g, b.c1 * g, b.c2 * g))
@@ -57,7 +57,7 @@ public struct Fp12: Sendable, Equatable {
 
     /// Granger–Scott squaring, valid only in the cyclotomic subgroup (after the easy part of
     /// the final exponentiation). Pairs (g0,g3), (g1,g4), (g2,g5) of w-powers are Fp4 elements.
-    public func cyclotomicSquared() -> Fp12 {
+    package func cyclotomicSquared() -> Fp12 {
         var z0 = c0.c0, z4 = c0.c1, z3 = c0.c2
         var z2 = c1.c0, z1 = c1.c1, z5 = c1.c2
         let (a0, a1) = Fp12.fp4Squared(z0, z1)

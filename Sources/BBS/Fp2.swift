@@ -1,58 +1,58 @@
 // Fp2 = Fp[u]/(u^2 + 1), the field of G2 coordinates.
 
 /// An element c0 + c1·u of Fp2, where u^2 = -1.
-public struct Fp2: Sendable, Equatable {
-    public var c0: Fp
-    public var c1: Fp
+package struct Fp2: Sendable, Equatable {
+    package var c0: Fp
+    package var c1: Fp
 
     @inline(__always)
-    public init(_ c0: Fp, _ c1: Fp) {
+    package init(_ c0: Fp, _ c1: Fp) {
         self.c0 = c0
         self.c1 = c1
     }
 
-    public static let zero = Fp2(.zero, .zero)
-    public static let one = Fp2(.one, .zero)
+    package static let zero = Fp2(.zero, .zero)
+    package static let one = Fp2(.one, .zero)
 
     @inline(__always)
-    public static func + (a: Fp2, b: Fp2) -> Fp2 { Fp2(a.c0 + b.c0, a.c1 + b.c1) }
+    package static func + (a: Fp2, b: Fp2) -> Fp2 { Fp2(a.c0 + b.c0, a.c1 + b.c1) }
 
     @inline(__always)
-    public static func - (a: Fp2, b: Fp2) -> Fp2 { Fp2(a.c0 - b.c0, a.c1 - b.c1) }
+    package static func - (a: Fp2, b: Fp2) -> Fp2 { Fp2(a.c0 - b.c0, a.c1 - b.c1) }
 
     @inline(__always)
-    public static prefix func - (a: Fp2) -> Fp2 { Fp2(-a.c0, -a.c1) }
+    package static prefix func - (a: Fp2) -> Fp2 { Fp2(-a.c0, -a.c1) }
 
     /// Karatsuba: three base-field products.
     @inline(__always)
-    public static func * (a: Fp2, b: Fp2) -> Fp2 {
+    package static func * (a: Fp2, b: Fp2) -> Fp2 {
         let v0 = a.c0 * b.c0
         let v1 = a.c1 * b.c1
         return Fp2(v0 - v1, (a.c0 + a.c1) * (b.c0 + b.c1) - v0 - v1)
     }
 
     @inline(__always)
-    public static func * (a: Fp2, b: Fp) -> Fp2 { Fp2(a.c0 * b, a.c1 * b) }
+    package static func * (a: Fp2, b: Fp) -> Fp2 { Fp2(a.c0 * b, a.c1 * b) }
 
     /// (a0 + a1)(a0 - a1) + 2·a0·a1·u: two base-field products.
     @inline(__always)
-    public func squared() -> Fp2 {
+    package func squared() -> Fp2 {
         let t = c0 * c1
         return Fp2((c0 + c1) * (c0 - c1), t + t)
     }
 
     @inline(__always)
-    public func doubled() -> Fp2 { Fp2(c0 + c0, c1 + c1) }
+    package func doubled() -> Fp2 { Fp2(c0 + c0, c1 + c1) }
 
     /// Multiplication by ξ = 1 + u, the non-residue defining Fp6 (v^3 = ξ) and the twist.
     @inline(__always)
-    public func timesXi() -> Fp2 { Fp2(c0 - c1, c0 + c1) }
+    package func timesXi() -> Fp2 { Fp2(c0 - c1, c0 + c1) }
 
     /// The Frobenius map x ↦ x^p, which on Fp2 is conjugation.
     @inline(__always)
-    public func conjugate() -> Fp2 { Fp2(c0, -c1) }
+    package func conjugate() -> Fp2 { Fp2(c0, -c1) }
 
-    public var isZero: Bool { c0.isZero && c1.isZero }
+    package var isZero: Bool { c0.isZero && c1.isZero }
 
     @inline(__always)
     var zeroMask: UInt64 { c0.zeroMask & c1.zeroMask }
@@ -63,7 +63,7 @@ public struct Fp2: Sendable, Equatable {
     }
 
     /// The inverse (0 maps to 0): conj(a) / (a0^2 + a1^2).
-    public func inverse() -> Fp2 {
+    package func inverse() -> Fp2 {
         let t = (c0.squared() + c1.squared()).inverse()
         return Fp2(c0 * t, -(c1 * t))
     }
@@ -81,7 +81,7 @@ public struct Fp2: Sendable, Equatable {
     }
 
     /// A square root when one exists (Adj–Rodríguez-Henríquez, eprint 2012/685 Alg. 9, p ≡ 3 mod 4).
-    public func squareRoot() -> Fp2? {
+    package func squareRoot() -> Fp2? {
         let a1 = power(Fp.pMinus3Over4)
         let alpha = a1.squared() * self
         let x0 = a1 * self
@@ -96,13 +96,13 @@ public struct Fp2: Sendable, Equatable {
     }
 
     /// RFC 9380 sgn0 for m = 2.
-    public var sgn0: Bool {
+    package var sgn0: Bool {
         let sign0 = c0.sgn0
         return sign0 || (c0.isZero && c1.sgn0)
     }
 
     /// The encoding's "sort" bit: compare c1 first, then c0 when c1 = 0.
-    public var isLexicographicallyLargest: Bool {
+    package var isLexicographicallyLargest: Bool {
         c1.isZero ? c0.isLexicographicallyLargest : c1.isLexicographicallyLargest
     }
 }

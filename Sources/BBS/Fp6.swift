@@ -1,32 +1,32 @@
 // Fp6 = Fp2[v]/(v^3 - ξ), ξ = 1 + u.
 
 /// An element c0 + c1·v + c2·v^2 of Fp6, where v^3 = ξ = 1 + u.
-public struct Fp6: Sendable, Equatable {
-    public var c0: Fp2
-    public var c1: Fp2
-    public var c2: Fp2
+package struct Fp6: Sendable, Equatable {
+    package var c0: Fp2
+    package var c1: Fp2
+    package var c2: Fp2
 
     @inline(__always)
-    public init(_ c0: Fp2, _ c1: Fp2, _ c2: Fp2) {
+    package init(_ c0: Fp2, _ c1: Fp2, _ c2: Fp2) {
         self.c0 = c0
         self.c1 = c1
         self.c2 = c2
     }
 
-    public static let zero = Fp6(.zero, .zero, .zero)
-    public static let one = Fp6(.one, .zero, .zero)
+    package static let zero = Fp6(.zero, .zero, .zero)
+    package static let one = Fp6(.one, .zero, .zero)
 
     @inline(__always)
-    public static func + (a: Fp6, b: Fp6) -> Fp6 { Fp6(a.c0 + b.c0, a.c1 + b.c1, a.c2 + b.c2) }
+    package static func + (a: Fp6, b: Fp6) -> Fp6 { Fp6(a.c0 + b.c0, a.c1 + b.c1, a.c2 + b.c2) }
 
     @inline(__always)
-    public static func - (a: Fp6, b: Fp6) -> Fp6 { Fp6(a.c0 - b.c0, a.c1 - b.c1, a.c2 - b.c2) }
+    package static func - (a: Fp6, b: Fp6) -> Fp6 { Fp6(a.c0 - b.c0, a.c1 - b.c1, a.c2 - b.c2) }
 
     @inline(__always)
-    public static prefix func - (a: Fp6) -> Fp6 { Fp6(-a.c0, -a.c1, -a.c2) }
+    package static prefix func - (a: Fp6) -> Fp6 { Fp6(-a.c0, -a.c1, -a.c2) }
 
     /// Karatsuba-style: six Fp2 products.
-    public static func * (a: Fp6, b: Fp6) -> Fp6 {
+    package static func * (a: Fp6, b: Fp6) -> Fp6 {
         let t0 = a.c0 * b.c0
         let t1 = a.c1 * b.c1
         let t2 = a.c2 * b.c2
@@ -37,7 +37,7 @@ public struct Fp6: Sendable, Equatable {
     }
 
     /// Chung–Hasan SQR2.
-    public func squared() -> Fp6 {
+    package func squared() -> Fp6 {
         let s0 = c0.squared()
         let ab = c0 * c1
         let s1 = ab.doubled()
@@ -50,7 +50,7 @@ public struct Fp6: Sendable, Equatable {
 
     /// Multiplication by v: (c0, c1, c2) ↦ (ξ·c2, c0, c1).
     @inline(__always)
-    public func timesV() -> Fp6 { Fp6(c2.timesXi(), c0, c1) }
+    package func timesV() -> Fp6 { Fp6(c2.timesXi(), c0, c1) }
 
     /// Product with b0 + b1·v (a line's sparse half).
     @inline(__always)
@@ -66,7 +66,7 @@ public struct Fp6: Sendable, Equatable {
         Fp6((c2 * b1).timesXi(), c0 * b1, c1 * b1)
     }
 
-    public func inverse() -> Fp6 {
+    package func inverse() -> Fp6 {
         let t0 = c0.squared() - (c1 * c2).timesXi()
         let t1 = c2.squared().timesXi() - c0 * c1
         let t2 = c1.squared() - c0 * c2
@@ -75,7 +75,7 @@ public struct Fp6: Sendable, Equatable {
     }
 
     /// x ↦ x^p.
-    public func frobenius() -> Fp6 {
+    package func frobenius() -> Fp6 {
         Fp6(c0.conjugate(), c1.conjugate() * Fp6.frobeniusV1, c2.conjugate() * Fp6.frobeniusV2)
     }
 

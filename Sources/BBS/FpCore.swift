@@ -8,7 +8,7 @@
 // then one masked subtraction of q. Every step is branch-free (see Limbs.swift).
 
 /// An element of the BLS12-381 base field GF(p), p a 381-bit prime, in Montgomery form.
-public struct Fp: Sendable, BitwiseCopyable {
+package struct Fp: Sendable, BitwiseCopyable {
     // Little-endian limbs of the Montgomery representative a·2^384 mod q, always < q.
     var l0, l1, l2, l3, l4, l5: UInt64
 
@@ -25,8 +25,8 @@ public struct Fp: Sendable, BitwiseCopyable {
     /// The modulus q, little-endian limbs (plain integer, not Montgomery form).
     static let modulusLimbs: [UInt64] = [0xb9feffffffffaaab, 0x1eabfffeb153ffff, 0x6730d2a0f6b0f624, 0x64774b84f38512bf, 0x4b1ba7b6434bacd7, 0x1a0111ea397fe69a]
     static let inv: UInt64 = 0x89f3fffcfffcfffd  // -q^-1 mod 2^64
-    public static let zero = Fp(l0: 0, l1: 0, l2: 0, l3: 0, l4: 0, l5: 0)
-    public static let one = Fp(l0: 0x760900000002fffd, l1: 0xebf4000bc40c0002, l2: 0x5f48985753c758ba, l3: 0x77ce585370525745, l4: 0x5c071a97a256ec6d, l5: 0x15f65ec3fa80e493)
+    package static let zero = Fp(l0: 0, l1: 0, l2: 0, l3: 0, l4: 0, l5: 0)
+    package static let one = Fp(l0: 0x760900000002fffd, l1: 0xebf4000bc40c0002, l2: 0x5f48985753c758ba, l3: 0x77ce585370525745, l4: 0x5c071a97a256ec6d, l5: 0x15f65ec3fa80e493)
     /// R^2 mod q, to enter Montgomery form.
     static let rSquared = Fp(l0: 0xf4df1f341c341746, l1: 0x0a76e6a609d104f1, l2: 0x8de5476c4c95b6d5, l3: 0x67eb88a9939d83c0, l4: 0x9a793e85b519952d, l5: 0x11988fe592cae3aa)
 
@@ -45,7 +45,7 @@ public struct Fp: Sendable, BitwiseCopyable {
     }
 
     @inline(__always)
-    public static func + (a: Fp, b: Fp) -> Fp {
+    package static func + (a: Fp, b: Fp) -> Fp {
         var c: UInt64 = 0
         let t0: UInt64; (t0, c) = addWithCarry(a.l0, b.l0, c)
         let t1: UInt64; (t1, c) = addWithCarry(a.l1, b.l1, c)
@@ -57,7 +57,7 @@ public struct Fp: Sendable, BitwiseCopyable {
     }
 
     @inline(__always)
-    public static func - (a: Fp, b: Fp) -> Fp {
+    package static func - (a: Fp, b: Fp) -> Fp {
         var bo: UInt64 = 0
         let t0: UInt64; (t0, bo) = subtractWithBorrow(a.l0, b.l0, bo)
         let t1: UInt64; (t1, bo) = subtractWithBorrow(a.l1, b.l1, bo)
@@ -77,7 +77,7 @@ public struct Fp: Sendable, BitwiseCopyable {
     }
 
     @inline(__always)
-    public static prefix func - (a: Fp) -> Fp {
+    package static prefix func - (a: Fp) -> Fp {
         let nonZero = a.l0 | a.l1 | a.l2 | a.l3 | a.l4 | a.l5
         let m = 0 &- ((nonZero | (0 &- nonZero)) >> 63)  // zero stays zero
         var bo: UInt64 = 0
@@ -93,7 +93,7 @@ public struct Fp: Sendable, BitwiseCopyable {
     // Deliberately a call: inlined into every Fp2/Fp6/Fp12 and curve formula, the product made
     // the BBS objects ten times larger and their compilation minutes longer, for no speed.
     @inline(never)
-    public static func * (a: Fp, b: Fp) -> Fp {
+    package static func * (a: Fp, b: Fp) -> Fp {
         var t0, t1, t2, t3, t4, t5: UInt64
         var carryA: UInt64, carryC: UInt64, m: UInt64
         // row 0

@@ -6,7 +6,7 @@ extension Fr: Equatable {
     public static let byteCount = 32
 
     /// The scalar with the small integer value `n`.
-    public init(_ n: UInt64) {
+    package init(_ n: UInt64) {
         self = Fr(l0: n, l1: 0, l2: 0, l3: 0) * Fr.rSquared
     }
 
@@ -35,7 +35,7 @@ extension Fr: Equatable {
 
     /// OS2IP(bytes) mod r for a 48-byte string, as hash_to_scalar needs; constant time, and the
     /// limbs (KeyGen's output before reduction) stay on the stack.
-    public init(reducing bytes: [UInt8]) {
+    package init(reducing bytes: [UInt8]) {
         precondition(bytes.count == 48)
         var limbs = (UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0))
         defer { wipe(value: &limbs) }
@@ -71,7 +71,7 @@ extension Fr: Equatable {
     static let rCubed: Fr = rSquared * rSquared
 
     /// The integer value, little-endian limbs (what scalar multiplication consumes).
-    public var plainLimbs: (UInt64, UInt64, UInt64, UInt64) {
+    package var plainLimbs: (UInt64, UInt64, UInt64, UInt64) {
         let v = self * Fr(l0: 1, l1: 0, l2: 0, l3: 0)
         return (v.l0, v.l1, v.l2, v.l3)
     }
@@ -97,11 +97,11 @@ extension Fr: Equatable {
         ((a.l0 ^ b.l0) | (a.l1 ^ b.l1) | (a.l2 ^ b.l2) | (a.l3 ^ b.l3)) == 0
     }
 
-    public var isZero: Bool { (l0 | l1 | l2 | l3) == 0 }
+    package var isZero: Bool { (l0 | l1 | l2 | l3) == 0 }
 
     /// The multiplicative inverse (0 maps to 0) by Fermat, self^(r-2): a fixed sequence of
     /// squarings and multiplications, so the timing does not depend on the (secret) value.
-    public func inverse() -> Fr {
+    package func inverse() -> Fr {
         var result = Fr.one
         for limb in Fr.rMinus2.reversed() {
             for bit in (0..<64).reversed() {

@@ -23,8 +23,8 @@ public struct Fr: Sendable, BitwiseCopyable {
     /// The modulus q, little-endian limbs (plain integer, not Montgomery form).
     static let modulusLimbs: [UInt64] = [0xffffffff00000001, 0x53bda402fffe5bfe, 0x3339d80809a1d805, 0x73eda753299d7d48]
     static let inv: UInt64 = 0xfffffffeffffffff  // -q^-1 mod 2^64
-    public static let zero = Fr(l0: 0, l1: 0, l2: 0, l3: 0)
-    public static let one = Fr(l0: 0x00000001fffffffe, l1: 0x5884b7fa00034802, l2: 0x998c4fefecbc4ff5, l3: 0x1824b159acc5056f)
+    package static let zero = Fr(l0: 0, l1: 0, l2: 0, l3: 0)
+    package static let one = Fr(l0: 0x00000001fffffffe, l1: 0x5884b7fa00034802, l2: 0x998c4fefecbc4ff5, l3: 0x1824b159acc5056f)
     /// R^2 mod q, to enter Montgomery form.
     static let rSquared = Fr(l0: 0xc999e990f3f29c6d, l1: 0x2b6cedcb87925c23, l2: 0x05d314967254398f, l3: 0x0748d9d99f59ff11)
 
@@ -41,7 +41,7 @@ public struct Fr: Sendable, BitwiseCopyable {
     }
 
     @inline(__always)
-    public static func + (a: Fr, b: Fr) -> Fr {
+    package static func + (a: Fr, b: Fr) -> Fr {
         var c: UInt64 = 0
         let t0: UInt64; (t0, c) = addWithCarry(a.l0, b.l0, c)
         let t1: UInt64; (t1, c) = addWithCarry(a.l1, b.l1, c)
@@ -51,7 +51,7 @@ public struct Fr: Sendable, BitwiseCopyable {
     }
 
     @inline(__always)
-    public static func - (a: Fr, b: Fr) -> Fr {
+    package static func - (a: Fr, b: Fr) -> Fr {
         var bo: UInt64 = 0
         let t0: UInt64; (t0, bo) = subtractWithBorrow(a.l0, b.l0, bo)
         let t1: UInt64; (t1, bo) = subtractWithBorrow(a.l1, b.l1, bo)
@@ -67,7 +67,7 @@ public struct Fr: Sendable, BitwiseCopyable {
     }
 
     @inline(__always)
-    public static prefix func - (a: Fr) -> Fr {
+    package static prefix func - (a: Fr) -> Fr {
         let nonZero = a.l0 | a.l1 | a.l2 | a.l3
         let m = 0 &- ((nonZero | (0 &- nonZero)) >> 63)  // zero stays zero
         var bo: UInt64 = 0
@@ -79,7 +79,7 @@ public struct Fr: Sendable, BitwiseCopyable {
     }
 
     @inline(__always)
-    public static func * (a: Fr, b: Fr) -> Fr {
+    package static func * (a: Fr, b: Fr) -> Fr {
         var t0, t1, t2, t3: UInt64
         var carryA: UInt64, carryC: UInt64, m: UInt64
         // row 0

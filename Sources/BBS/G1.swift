@@ -4,27 +4,27 @@
 // same instruction sequence runs whatever the points are.
 
 /// A point of the BLS12-381 curve E(Fp), projective coordinates; the group G1 is its order-r subgroup.
-public struct G1Point: Sendable {
-    public var x: Fp
-    public var y: Fp
-    public var z: Fp
+package struct G1Point: Sendable {
+    package var x: Fp
+    package var y: Fp
+    package var z: Fp
 
     @inline(__always)
-    public init(x: Fp, y: Fp, z: Fp) {
+    package init(x: Fp, y: Fp, z: Fp) {
         self.x = x
         self.y = y
         self.z = z
     }
 
     /// The affine point (x, y); the caller vouches that it is on the curve.
-    public init(affineX x: Fp, y: Fp) {
+    package init(affineX x: Fp, y: Fp) {
         self.init(x: x, y: y, z: .one)
     }
 
-    public static let identity = G1Point(x: .zero, y: .one, z: .zero)
+    package static let identity = G1Point(x: .zero, y: .one, z: .zero)
 
     /// The standard generator of G1.
-    public static let generator = G1Point(
+    package static let generator = G1Point(
         affineX: Fp(hex: "17f1d3a73197d7942695638c4fa9ac0fc3688c4f9774b905a14e3a3f171bac586c55e83ff97a1aeffb3af00adb22c6bb"),
         y: Fp(hex: "08b3f481e3aaa0f1a09e30ed741d8ae4fcf5e095d5d00af600db18cb2c04b3edd03cc744a2888ae40caa232946c5e7e1"))
 
@@ -38,10 +38,10 @@ public struct G1Point: Sendable {
         return t4.doubled() + t4
     }
 
-    public var isIdentity: Bool { z.isZero }
+    package var isIdentity: Bool { z.isZero }
 
     /// Complete addition (RCB Algorithm 7): 12 multiplications.
-    public static func + (p: G1Point, q: G1Point) -> G1Point {
+    package static func + (p: G1Point, q: G1Point) -> G1Point {
         var t0 = p.x * q.x
         var t1 = p.y * q.y
         var t2 = p.z * q.z
@@ -73,7 +73,7 @@ public struct G1Point: Sendable {
     }
 
     /// Complete doubling (RCB Algorithm 9): 6 multiplications and 2 squarings.
-    public func doubled() -> G1Point {
+    package func doubled() -> G1Point {
         var t0 = y.squared()
         var z3 = t0.doubled().doubled().doubled()
         var t1 = y * z
@@ -94,32 +94,32 @@ public struct G1Point: Sendable {
     }
 
     @inline(__always)
-    public static prefix func - (p: G1Point) -> G1Point { G1Point(x: p.x, y: -p.y, z: p.z) }
+    package static prefix func - (p: G1Point) -> G1Point { G1Point(x: p.x, y: -p.y, z: p.z) }
 
-    public static func - (p: G1Point, q: G1Point) -> G1Point { p + (-q) }
+    package static func - (p: G1Point, q: G1Point) -> G1Point { p + (-q) }
 
     /// `b` where `mask` is all ones, `a` where it is zero; no branch.
     @inline(__always)
-    public static func select(_ a: G1Point, _ b: G1Point, _ mask: UInt64) -> G1Point {
+    package static func select(_ a: G1Point, _ b: G1Point, _ mask: UInt64) -> G1Point {
         G1Point(x: Fp.select(a.x, b.x, mask), y: Fp.select(a.y, b.y, mask), z: Fp.select(a.z, b.z, mask))
     }
 
     /// The affine coordinates, or nil for the identity.
-    public var affine: (x: Fp, y: Fp)? {
+    package var affine: (x: Fp, y: Fp)? {
         if isIdentity { return nil }
         let zi = z.inverse()
         return (x * zi, y * zi)
     }
 
     /// Whether (X:Y:Z) satisfies Y^2·Z = X^3 + 4·Z^3 (true for the identity).
-    public var isOnCurve: Bool {
+    package var isOnCurve: Bool {
         y.squared() * z == x.squared() * x + G1Point.b * z.squared() * z
     }
 }
 
 extension G1Point: Equatable {
     /// Equality of the points, not of their coordinates.
-    public static func == (p: G1Point, q: G1Point) -> Bool {
+    package static func == (p: G1Point, q: G1Point) -> Bool {
         p.x * q.z == q.x * p.z && p.y * q.z == q.y * p.z
     }
 }

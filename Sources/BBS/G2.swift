@@ -2,27 +2,27 @@
 // coordinates, with the same complete Renes–Costello–Batina formulas as G1 (see G1.swift).
 
 /// A point of the twist E'(Fp2), projective coordinates; the group G2 is its order-r subgroup.
-public struct G2Point: Sendable {
-    public var x: Fp2
-    public var y: Fp2
-    public var z: Fp2
+package struct G2Point: Sendable {
+    package var x: Fp2
+    package var y: Fp2
+    package var z: Fp2
 
     @inline(__always)
-    public init(x: Fp2, y: Fp2, z: Fp2) {
+    package init(x: Fp2, y: Fp2, z: Fp2) {
         self.x = x
         self.y = y
         self.z = z
     }
 
     /// The affine point (x, y); the caller vouches that it is on the curve.
-    public init(affineX x: Fp2, y: Fp2) {
+    package init(affineX x: Fp2, y: Fp2) {
         self.init(x: x, y: y, z: .one)
     }
 
-    public static let identity = G2Point(x: .zero, y: .one, z: .zero)
+    package static let identity = G2Point(x: .zero, y: .one, z: .zero)
 
     /// The standard generator of G2.
-    public static let generator = G2Point(
+    package static let generator = G2Point(
         affineX: Fp2(Fp(hex: "024aa2b2f08f0a91260805272dc51051c6e47ad4fa403b02b4510b647ae3d1770bac0326a805bbefd48056c8c121bdb8"),
                      Fp(hex: "13e02b6052719f607dacd3a088274f65596bd0d09920b61ab5da61bbdc7f5049334cf11213945d57e5ac7d055d042b7e")),
         y: Fp2(Fp(hex: "0ce5d527727d6e118cc9cdc6da2e351aadfd9baa8cbdd3a76d429a695160d12c923ac9cc3baca289e193548608b82801"),
@@ -38,10 +38,10 @@ public struct G2Point: Sendable {
         return t4.doubled() + t4
     }
 
-    public var isIdentity: Bool { z.isZero }
+    package var isIdentity: Bool { z.isZero }
 
     /// Complete addition (RCB Algorithm 7): 12 multiplications.
-    public static func + (p: G2Point, q: G2Point) -> G2Point {
+    package static func + (p: G2Point, q: G2Point) -> G2Point {
         var t0 = p.x * q.x
         var t1 = p.y * q.y
         var t2 = p.z * q.z
@@ -73,7 +73,7 @@ public struct G2Point: Sendable {
     }
 
     /// Complete doubling (RCB Algorithm 9): 6 multiplications and 2 squarings.
-    public func doubled() -> G2Point {
+    package func doubled() -> G2Point {
         var t0 = y.squared()
         var z3 = t0.doubled().doubled().doubled()
         var t1 = y * z
@@ -94,32 +94,32 @@ public struct G2Point: Sendable {
     }
 
     @inline(__always)
-    public static prefix func - (p: G2Point) -> G2Point { G2Point(x: p.x, y: -p.y, z: p.z) }
+    package static prefix func - (p: G2Point) -> G2Point { G2Point(x: p.x, y: -p.y, z: p.z) }
 
-    public static func - (p: G2Point, q: G2Point) -> G2Point { p + (-q) }
+    package static func - (p: G2Point, q: G2Point) -> G2Point { p + (-q) }
 
     /// `b` where `mask` is all ones, `a` where it is zero; no branch.
     @inline(__always)
-    public static func select(_ a: G2Point, _ b: G2Point, _ mask: UInt64) -> G2Point {
+    package static func select(_ a: G2Point, _ b: G2Point, _ mask: UInt64) -> G2Point {
         G2Point(x: Fp2.select(a.x, b.x, mask), y: Fp2.select(a.y, b.y, mask), z: Fp2.select(a.z, b.z, mask))
     }
 
     /// The affine coordinates, or nil for the identity.
-    public var affine: (x: Fp2, y: Fp2)? {
+    package var affine: (x: Fp2, y: Fp2)? {
         if isIdentity { return nil }
         let zi = z.inverse()
         return (x * zi, y * zi)
     }
 
     /// Whether (X:Y:Z) satisfies Y^2·Z = X^3 + b'·Z^3 (true for the identity).
-    public var isOnCurve: Bool {
+    package var isOnCurve: Bool {
         y.squared() * z == x.squared() * x + G2Point.b * z.squared() * z
     }
 }
 
 extension G2Point: Equatable {
     /// Equality of the points, not of their coordinates.
-    public static func == (p: G2Point, q: G2Point) -> Bool {
+    package static func == (p: G2Point, q: G2Point) -> Bool {
         p.x * q.z == q.x * p.z && p.y * q.z == q.y * p.z
     }
 }

@@ -71,7 +71,7 @@ extension G1Point {
 
     /// [k]P in constant time with the GLV split: 33 four-bit windows over two ~130-bit scalars,
     /// each window adding one entry of each 16-entry table, chosen by a full masked scan.
-    public func multiplied(by scalar: Fr) -> G1Point {
+    package func multiplied(by scalar: Fr) -> G1Point {
         var scalars = [scalar]
         defer { wipe(elements: &scalars) }
         return G1Point.multiScalarMultiply([self], scalars)
@@ -80,7 +80,7 @@ extension G1Point {
     /// Σ [k_i]P_i in constant time (for scalars that must not leak): every scalar is split by GLV,
     /// then all terms share 33 windows of four doublings, each window adding one entry of every
     /// term's tables, selected by scanning the whole table with masks.
-    public static func multiScalarMultiply(_ points: [G1Point], _ scalars: [Fr]) -> G1Point {
+    package static func multiScalarMultiply(_ points: [G1Point], _ scalars: [Fr]) -> G1Point {
         precondition(points.count == scalars.count)
         // Three limbs per GLV half, two halves per term, in one buffer of its final size.
         var digits = [UInt64](repeating: 0, count: 6 * scalars.count)
@@ -112,7 +112,7 @@ extension G1Point {
     }
 
     /// Σ [k_i]P_i for public scalars: each term split by GLV, then one interleaved w-NAF pass.
-    public static func multiScalarMultiplyVariableTime(_ points: [G1Point], _ scalars: [Fr]) -> G1Point {
+    package static func multiScalarMultiplyVariableTime(_ points: [G1Point], _ scalars: [Fr]) -> G1Point {
         precondition(points.count == scalars.count)
         var allPoints = [G1Point](), digits = [[Int8]]()
         for (p, s) in zip(points, scalars) {
@@ -125,7 +125,7 @@ extension G1Point {
 
     /// Whether P lies in G1: φ²(P) = [-x^2]P (Scott, eprint 2021/1130 §6; proof in 2022/352),
     /// two multiplications by the 64-bit |x| instead of one by r.
-    public var isInSubgroup: Bool {
+    package var isInSubgroup: Bool {
         let xxP = multipliedVariableTime(byInteger: [Pairing.absX]).multipliedVariableTime(byInteger: [Pairing.absX])
         return G1Point(x: x * GLV.betaSquared, y: y, z: z) == -xxP
     }

@@ -4,7 +4,7 @@
 // form of the map is used (exceptional case and square test by branches).
 
 /// Hashing byte strings to G1 (random-oracle variant).
-public enum HashToG1 {
+package enum HashToG1 {
     /// Bytes per field element in hash_to_field: ceil((381 + 128) / 8).
     static let fieldElementLength = 64
 
@@ -17,14 +17,14 @@ public enum HashToG1 {
     static let hEff: UInt64 = 0xd201_0000_0001_0001
 
     /// hash_to_curve(msg) with domain separation tag `dst`.
-    public static func hash(_ message: some Collection<UInt8>, dst: some Collection<UInt8>) -> G1Point {
+    package static func hash(_ message: some Collection<UInt8>, dst: some Collection<UInt8>) -> G1Point {
         let (u0, u1) = hashToField(message, dst: dst)
         let q = mapToCurve(u0) + mapToCurve(u1)
         return q.multipliedVariableTime(byInteger: [hEff])
     }
 
     /// hash_to_field with count 2: two elements of Fp from 128 expanded bytes.
-    public static func hashToField(_ message: some Collection<UInt8>, dst: some Collection<UInt8>) -> (Fp, Fp) {
+    package static func hashToField(_ message: some Collection<UInt8>, dst: some Collection<UInt8>) -> (Fp, Fp) {
         // 128 bytes is always within expand_message_xmd's limits.
         let uniform = try! ExpandMessageXMD.expand(message, dst: dst, length: 2 * fieldElementLength)
         return (reduce64(Array(uniform[0..<64])), reduce64(Array(uniform[64..<128])))
@@ -42,7 +42,7 @@ public enum HashToG1 {
     static let twoTo256RSquared = Fp.rSquared * Fp(plainLimbs: [0, 0, 0, 0, 1, 0])
 
     /// map_to_curve: simplified SWU onto E' followed by the 11-isogeny to E (RFC 9380 §6.6.2, §6.6.3).
-    public static func mapToCurve(_ u: Fp) -> G1Point {
+    package static func mapToCurve(_ u: Fp) -> G1Point {
         let (xp, yp) = simplifiedSWU(u)
         return isogenyMap(xp, yp)
     }

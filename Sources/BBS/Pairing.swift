@@ -6,23 +6,23 @@
 // exponentiation erases), multiplied into f with a sparse product. Pairs share f's squarings.
 
 /// The optimal ate pairing and pairing-product checks.
-public enum Pairing {
+package enum Pairing {
     /// |x| for the curve parameter x = -0xd201000000010000 (the loop runs over its bits).
     static let absX: UInt64 = 0xd201_0000_0001_0000
 
     /// e(P, Q)^3, where e is the reduced optimal ate pairing (the cube is again a
     /// non-degenerate bilinear map; see `finalExponentiation`).
-    public static func pairing(_ p: G1Point, _ q: G2Point) -> Fp12 {
+    package static func pairing(_ p: G1Point, _ q: G2Point) -> Fp12 {
         finalExponentiation(millerLoop([(p, q)]))
     }
 
     /// Whether Π e(P_i, Q_i) = 1: one shared Miller loop and one final exponentiation.
-    public static func isProductOne(_ pairs: [(G1Point, G2Point)]) -> Bool {
+    package static func isProductOne(_ pairs: [(G1Point, G2Point)]) -> Bool {
         finalExponentiation(millerLoop(pairs)) == .one
     }
 
     /// The product of the Miller functions f_{x,Q_i}(P_i) (identity inputs contribute 1).
-    public static func millerLoop(_ pairs: [(G1Point, G2Point)]) -> Fp12 {
+    package static func millerLoop(_ pairs: [(G1Point, G2Point)]) -> Fp12 {
         var ps = [(x: Fp, y: Fp)]()
         var qs = [(x: Fp2, y: Fp2)]()
         for (p, q) in pairs {
@@ -51,7 +51,7 @@ public enum Pairing {
     /// f^(3·(p^12 - 1)/r). The easy part is f^((p^6 - 1)(p^2 + 1)); the hard part uses
     /// 3·(p^4 - p^2 + 1)/r = (x - 1)^2·(x + p)·(x^2 + p^2 - 1) + 3 (Hayashida–Hayasaka–Teruya,
     /// eprint 2020/875), which needs only exponentiations by x and Frobenius maps.
-    public static func finalExponentiation(_ f: Fp12) -> Fp12 {
+    package static func finalExponentiation(_ f: Fp12) -> Fp12 {
         var t = f.conjugate() * f.inverse()
         t = t.frobenius().frobenius() * t
         let y0 = powerX(t) * t.conjugate()

@@ -46,10 +46,10 @@ private func infinityEncoding(length: Int) -> [UInt8] {
 
 extension G1Point {
     /// Byte length of a compressed G1 point.
-    public static let compressedByteCount = 48
+    package static let compressedByteCount = 48
 
     /// The 48-byte compressed encoding.
-    public var compressed: [UInt8] {
+    package var compressed: [UInt8] {
         guard let (x, y) = affine else { return infinityEncoding(length: 48) }
         var out = x.bigEndianBytes
         out[0] |= Flag.compressed | (y.isLexicographicallyLargest ? Flag.sort : 0)
@@ -57,7 +57,7 @@ extension G1Point {
     }
 
     /// Decodes a compressed point, checking flags, canonical x, curve equation and subgroup.
-    public init(compressed bytes: some Collection<UInt8>) throws(PointDecodingError) {
+    package init(compressed bytes: some Collection<UInt8>) throws(PointDecodingError) {
         guard let (xBytes, sort) = try coordinateBytes(Array(bytes), length: 48) else {
             self = .identity
             return
@@ -73,10 +73,10 @@ extension G1Point {
 
 extension G2Point {
     /// Byte length of a compressed G2 point.
-    public static let compressedByteCount = 96
+    package static let compressedByteCount = 96
 
     /// The 96-byte compressed encoding (x.c1 first).
-    public var compressed: [UInt8] {
+    package var compressed: [UInt8] {
         guard let (x, y) = affine else { return infinityEncoding(length: 96) }
         var out = x.c1.bigEndianBytes + x.c0.bigEndianBytes
         out[0] |= Flag.compressed | (y.isLexicographicallyLargest ? Flag.sort : 0)
@@ -84,7 +84,7 @@ extension G2Point {
     }
 
     /// Decodes a compressed point, checking flags, canonical coordinates, curve equation and subgroup.
-    public init(compressed bytes: some Collection<UInt8>) throws(PointDecodingError) {
+    package init(compressed bytes: some Collection<UInt8>) throws(PointDecodingError) {
         guard let (xBytes, sort) = try coordinateBytes(Array(bytes), length: 96) else {
             self = .identity
             return
@@ -102,7 +102,7 @@ extension G2Point {
 
     /// Whether Q lies in G2: ψ(Q) = [x]Q (Scott, eprint 2021/1130 §4; proof in 2022/352),
     /// one multiplication by the 64-bit |x| instead of one by r. Variable time: points are public.
-    public var isInSubgroup: Bool {
+    package var isInSubgroup: Bool {
         psi() == -multipliedVariableTime(byInteger: [Pairing.absX])
     }
 

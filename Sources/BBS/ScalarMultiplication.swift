@@ -23,7 +23,7 @@
 // bench/ct measures the timing of all of the above.
 
 /// What scalar multiplication needs from a projective point type.
-public protocol ProjectiveGroupPoint: Sendable, Equatable {
+package protocol ProjectiveGroupPoint: Sendable, Equatable {
     static var identity: Self { get }
     static func + (p: Self, q: Self) -> Self
     static prefix func - (p: Self) -> Self
@@ -40,7 +40,7 @@ extension G2Point: ProjectiveGroupPoint {}
 
 extension ProjectiveGroupPoint {
     /// [k]P in constant time: 64 fixed four-bit windows (G1 overrides this with its GLV version).
-    public func multiplied(by scalar: Fr) -> Self {
+    package func multiplied(by scalar: Fr) -> Self {
         let (k0, k1, k2, k3) = scalar.plainLimbs
         var limbs = [k0, k1, k2, k3]
         defer { wipe(elements: &limbs) }
@@ -59,18 +59,18 @@ extension ProjectiveGroupPoint {
     }
 
     /// [k]P for a public scalar; faster, but the time depends on k.
-    public func multipliedVariableTime(by scalar: Fr) -> Self {
+    package func multipliedVariableTime(by scalar: Fr) -> Self {
         Self.multiScalarMultiplyVariableTime([self], [scalar])
     }
 
     /// [k]P for a public non-negative integer k given as little-endian limbs (may exceed r).
-    public func multipliedVariableTime(byInteger limbs: [UInt64]) -> Self {
+    package func multipliedVariableTime(byInteger limbs: [UInt64]) -> Self {
         Self.interleavedWNAF([self], [wNAF(limbs, width: 5)])
     }
 
     /// Σ [k_i]P_i for public scalars, interleaving the points so they share their doublings
     /// (G1 overrides this to split each scalar with GLV first).
-    public static func multiScalarMultiplyVariableTime(_ points: [Self], _ scalars: [Fr]) -> Self {
+    package static func multiScalarMultiplyVariableTime(_ points: [Self], _ scalars: [Fr]) -> Self {
         precondition(points.count == scalars.count)
         let digits = scalars.map { s -> [Int8] in
             let (k0, k1, k2, k3) = s.plainLimbs

@@ -1,7 +1,7 @@
 import Glibc
 
 /// Overwrites a byte buffer with zeros in a way the optimiser may not drop (explicit_bzero).
-public func wipe(_ bytes: inout [UInt8]) {
+package func wipe(_ bytes: inout [UInt8]) {
     bytes.withUnsafeMutableBytes { if let base = $0.baseAddress { explicit_bzero(base, $0.count) } }
 }
 
