@@ -11,7 +11,7 @@ let strict: [SwiftSetting] = [
 
 /// BLS12-381 arithmetic is unusably slow unoptimised, so BBS is always compiled with -O,
 /// even in debug builds, keeping `swift test` fast.
-let optimised: [SwiftSetting] = strict + [.unsafeFlags(["-O", "-enforce-exclusivity=unchecked"])]
+let optimised: [SwiftSetting] = strict + [.unsafeFlags(["-O"])]
 
 let package = Package(
     name: "badge-service",
