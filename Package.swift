@@ -55,6 +55,7 @@ let package = Package(
                           path: "bench/issue", exclude: ["run"], swiftSettings: strict),
         .executableTarget(name: "bbs-bench", dependencies: ["BBS", "Credentials", "BadgeCore"], path: "bench/bbs",
                           exclude: ["run", "blst_timing.py"], swiftSettings: optimised),
+        .executableTarget(name: "ct-bench", dependencies: ["BBS"], path: "bench/ct", exclude: ["run"], swiftSettings: optimised),
 
         .testTarget(name: "BadgeCoreTests", dependencies: ["BadgeCore"], swiftSettings: strict),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"], swiftSettings: strict),
