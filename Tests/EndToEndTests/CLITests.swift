@@ -25,6 +25,7 @@ import Testing
         ["ledger", "show"], ["ledger", "show", "not-a-key"], ["ledger", "credit", "MCowBQYDK2VwAyEAebVWLo_mVPlAeLES6KmLp5AfhTrmlb7X4OORC60ElmQ=", "--months", "2"],
         ["issuer"], ["issuer", "sign", "--index", "1"], ["issuer", "verify", "--public-key", "x", "--credential", "/nonexistent"],
         ["issuer", "show"], ["issuer", "add", "--index", "9"],
+        ["issuer", "add", "--index", "2", "--secret-key", "AAAA"], ["issuer", "add", "--index", "2", "--secret-key-file", "/nonexistent"],
         ["client", "--server", "http://127.0.0.1:1", "catalog"], ["client", "wat"],
         ["catalog", "list", "--config", "/nonexistent.ini"],
     ])
@@ -54,7 +55,9 @@ import Testing
         let publicKey = try #require(keys["publicKey"]?.stringValue)
         #expect(secret.count == 44 && publicKey.count == 128)
         let master = Base64URL.encode(SecureRandom.bytes(32))
-        let signed = try run(["issuer", "sign", "--secret-key", secret, "--index", "3", "--master-key", master,
+        let keyFile = dir.file("issuer.key")
+        try Data(secret.utf8).write(to: URL(fileURLWithPath: keyFile))
+        let signed = try run(["issuer", "sign", "--secret-key-file", keyFile, "--index", "3", "--master-key", master,
                               "--expiry", "2026-04-14T00:00:00Z", "--type", "supporter"])
         #expect(signed.status == 0, "\(signed.stderr)")
         let json = try JSONValue.parse(signed.stdout)

@@ -12,13 +12,16 @@ enum IssuerCommand {
           keygen                     print a new key pair: {"secretKey": …, "publicKey": …}
           show [--data DIR]          the service's public keys by index, as clients configure them:
                                      {"active": N, "keys": {"N": "<public key>", …}}
-          add --index N [--secret-key K] [--activate] [--data DIR]
-                                     add a key at index 1-8 (generated unless --secret-key is given);
+          add --index N [--secret-key-file FILE] [--activate] [--data DIR]
+                                     add a key at index 1-8 (generated unless a key file is given);
                                      with --activate, new credentials are signed with it
-          sign --secret-key K --index N --master-key M --expiry TS --type T
+          sign --secret-key-file FILE --index N --master-key M --expiry TS --type T
                                      print a credential, for testing a client's configuration
           verify --public-key PK --credential FILE
                                      exit 0 when the credential verifies, 1 otherwise
+
+        A secret key is read from FILE (base64url, as keygen prints it), or from standard input
+        when FILE is -; never from the command line, where other users' `ps` would show it.
         """
 
     static func run(_ args: inout CommandLineArguments, environment: [String: String], output: CommandOutput) throws {
@@ -34,26 +37,27 @@ enum IssuerCommand {
             output.out(show(try IssuerKeyFile.load(path: common.configuration.issuerKeyFile)).text(.spaced))
         case "add":
             guard let index = try args.int("index", in: IssuerKeyring.indexRange) else { throw UsageError("--index is required") }
-            let secretText = try args.option("secret-key")
+            let secretFile = try args.option("secret-key-file")
             let activate = args.flag("activate")
             let common = try CommonOptions.parse(&args, environment: environment)
             try args.finish()
             let path = common.configuration.issuerKeyFile
             let current = try IssuerKeyFile.load(path: path)
             guard current.entries[index] == nil else { throw CommandFailure("index \(index) already has a key") }
-            let secret = try secretText.map { try IssuerSecretKey(text: $0) } ?? IssuerSecretKey.generate()
+            let secret = try secretFile.map { try IssuerSecretKey(text: readSecretKey($0)) } ?? IssuerSecretKey.generate()
             var keys = current.entries.mapValues { (secretKey: $0.secretKey, publicKey: Optional($0.publicKey)) }
             keys[index] = (secret, secret.publicKey)
             let updated = try IssuerKeyring(active: activate ? index : current.activeIndex, keys: keys)
             try updated.save(to: URL(fileURLWithPath: path))
             output.out(show(updated).text(.spaced))
         case "sign":
-            let secret = try args.required("secret-key")
+            let secretFile = try args.required("secret-key-file")
             guard let index = try args.int("index", in: IssuerKeyring.indexRange) else { throw UsageError("--index is required") }
             let master = try args.required("master-key")
             let expiry = try args.required("expiry")
             let type = try args.required("type")
             try args.finish()
+            let secret = try readSecretKey(secretFile)
             output.out(try sign(secretKey: secret, index: index, masterKey: master, expiry: expiry, type: type).json.text())
         case "verify":
             let pub = try args.required("public-key")
@@ -101,5 +105,22 @@ enum IssuerCommand {
             throw CredentialError.malformedCredential("\(error)")
         }
         return credential.isValid(under: try IssuerPublicKey(text: publicKey))
+    }
+
+    /// The base64url text of a secret key from `path`, or standard input for `-`, checked to be a key.
+    static func readSecretKey(_ path: String) throws -> String {
+        let data: Data
+        if path == "-" {
+            data = FileHandle.standardInput.readDataToEndOfFile()
+        } else {
+            do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
+                throw CommandFailure("cannot read \(path): \((error as NSError).localizedDescription)")
+            }
+        }
+        let text = String(decoding: data, as: UTF8.self)
+        do { _ = try IssuerSecretKey(text: text) } catch {
+            throw CommandFailure("\(path == "-" ? "standard input" : path): not an issuer secret key (base64url of 32 bytes)")
+        }
+        return text
     }
 }
