@@ -37,7 +37,7 @@ let package = Package(
         .target(name: "BBS", dependencies: ["Crypto", "CConstantTime"], swiftSettings: optimised),
         .target(name: "Credentials", dependencies: ["JSON", "BBS", "BadgeCore"], swiftSettings: strict),
         .target(name: "Ledger", dependencies: ["BadgeCore"], swiftSettings: strict),
-        .target(name: "Storage", dependencies: ["CSQLite", "BadgeCore", "Ledger"], swiftSettings: strict),
+        .target(name: "Storage", dependencies: ["CSQLite", "BadgeCore", "Ledger", "Locking"], swiftSettings: strict),
         .target(name: "Handlers",
                 dependencies: ["JSON", "Schema", "RequestAuth", "Credentials", "Ledger", "Storage", "Crypto", "BadgeCore", "Locking"],
                 swiftSettings: strict),

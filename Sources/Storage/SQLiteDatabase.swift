@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 
 /// The SQLite database: WAL mode, foreign keys on, one writer.
 ///
@@ -7,14 +8,14 @@ import Foundation
 /// (the CLI may write while the server runs). Reads use a small pool of read-only
 /// connections, which WAL lets run beside the writer.
 ///
-/// `@unchecked Sendable`: the writer connection is used only under `writeLock`, and `readers`
-/// only under `readLock` (a reader taken from it is used by one thread until put back).
+/// `@unchecked Sendable`: the writer connection is used only under `writeLock` (held for a whole
+/// transaction), and the pool of readers only inside its box (a reader taken from it is used by
+/// one thread until put back).
 public final class SQLiteDatabase: @unchecked Sendable {
     public let path: String
     private let writer: SQLiteConnection
     private let writeLock = NSLock()
-    private var readers: [SQLiteConnection] = []
-    private let readLock = NSLock()
+    private let readers = LockedValueBox<[SQLiteConnection]>([])
 
     /// Opens (creating if needed) the database at `path` and applies pending migrations.
     public init(path: String) throws {
@@ -57,28 +58,21 @@ public final class SQLiteDatabase: @unchecked Sendable {
     /// next open returns to WAL). Returns the journal mode in effect after it: "delete", or still
     /// "wal" when another process (an operator command) has the database open.
     public func checkpointForShutdown() throws -> String {
-        readLock.lock()
-        readers.removeAll()
-        readLock.unlock()
+        readers.withLock { $0.removeAll() }
         writeLock.lock()
         defer { writeLock.unlock() }
         return try writer.query("PRAGMA journal_mode = DELETE").first?.text(0) ?? ""
     }
 
     private func takeReader() throws -> SQLiteConnection {
-        readLock.lock()
-        if let conn = readers.popLast() {
-            readLock.unlock()
-            return conn
-        }
-        readLock.unlock()
+        if let conn = readers.withLock({ $0.popLast() }) { return conn }
         return try SQLiteConnection(path: path, readOnly: true)
     }
 
     private func returnReader(_ conn: SQLiteConnection) {
-        readLock.lock()
-        defer { readLock.unlock() }
-        if readers.count < 8 { readers.append(conn) }
+        readers.withLock { pool in
+            if pool.count < 8 { pool.append(conn) }
+        }
     }
 }
 
