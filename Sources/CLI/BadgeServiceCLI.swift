@@ -40,6 +40,7 @@ public enum BadgeServiceCLI {
           catalog   prices and offers: list, add-price, add-offer, deprecate, disable
           ledger    a purchase's months ledger: show, credit
           client    a signing client to try the service from a shell
+          config    check the configuration and print it, every key with where it came from
 
         Every command takes --config FILE (INI) and --data DIR; --help shows its options.
         badge-service --version prints the version.
@@ -49,7 +50,7 @@ public enum BadgeServiceCLI {
     public static let version = "0.1.0"
 
     /// The commands `run` knows, as the unknown-command hint lists them.
-    static let commands = ["serve", "init", "backup", "issuer", "codes", "catalog", "ledger", "client"]
+    static let commands = ["serve", "init", "backup", "issuer", "codes", "catalog", "ledger", "client", "config"]
 
     /// Runs one command line (without the program name); returns the exit status. `serve` runs
     /// the service for the `serve` command.
@@ -78,11 +79,15 @@ public enum BadgeServiceCLI {
             case "codes": try CodesCommand.run(&args, environment: environment, output: output)
             case "ledger": try LedgerCommand.run(&args, environment: environment, output: output)
             case "client": try ClientCommand.run(&args, environment: environment, output: output)
+            case "config": try ConfigCommand.run(&args, environment: environment, output: output)
             default:
                 output.err("badge-service: unknown command '\(command)' (commands: \(commands.joined(separator: ", ")); see badge-service --help)")
                 return 2
             }
             return 0
+        } catch let e as ConfigurationErrors {
+            for error in e.errors { output.err("badge-service: \(error)") }
+            return 1
         } catch let e as UsageError {
             output.err("badge-service: \(e.message) (see badge-service \(command) --help)")
             return 2
@@ -92,8 +97,11 @@ public enum BadgeServiceCLI {
         }
     }
 
+    /// One line for any failure; a Foundation file error that escaped its command's own
+    /// wording still names its path and the system's reason.
     static func describe(_ error: any Error) -> String {
-        String(describing: error)
+        if FileSystemError.isFoundationFileError(error) { return FileSystemError("use", path: "a file", error).description }
+        return String(describing: error)
     }
 }
 
@@ -105,8 +113,7 @@ struct CommonOptions {
         let file = try args.option("config")
         var config = try ServiceConfiguration.load(file: file, environment: environment)
         if let data = try args.option("data") {
-            guard !data.isEmpty else { throw UsageError("--data needs a directory") }
-            config.dataDirectory = data
+            do { try config.setDataDirectory(data) } catch { throw UsageError(error.description) }
         }
         return CommonOptions(configuration: config)
     }

@@ -8,11 +8,8 @@ extension ServiceConfiguration {
     /// Creates the data directory (mode 0700) if it does not exist yet: only `serve` and `init`
     /// call it.
     public func createDataDirectory() throws {
-        do {
-            try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw CommandFailure("cannot create data directory \(dataDirectory): \((error as NSError).localizedDescription)")
+        if case .failure(let failure) = FileSystem.makeDirectory(dataDirectory, mode: 0o700, parents: true) {
+            throw CommandFailure("cannot create data directory \(dataDirectory): \(failure.path == dataDirectory ? "" : failure.path + ": ")\(failure.reason)")
         }
     }
 
@@ -63,10 +60,9 @@ public enum DataDirectorySetup {
         let newDatabase = !FileManager.default.fileExists(atPath: config.databasePath)
         if newDatabase {
             // SQLite would create it 0644 (and its -wal and -shm files take the same mode).
-            guard FileManager.default.createFile(atPath: config.databasePath, contents: nil,
-                                                 attributes: [.posixPermissions: 0o600]) else {
-                throw CommandFailure("cannot create database \(config.databasePath)")
-            }
+            let fd = open(config.databasePath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            guard fd >= 0 else { throw FileSystemError("create database", path: config.databasePath, errno: errno) }
+            close(fd)
         }
         let store = try SQLiteBadgeStore(path: config.databasePath)
         if newDatabase { created.append("created database \(config.databasePath)") }

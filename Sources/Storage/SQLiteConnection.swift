@@ -22,10 +22,17 @@ final class SQLiteConnection {
         sqlite3_extended_result_codes(db, 1)
         // A concurrent writer (the CLI beside the server) waits rather than failing at once.
         sqlite3_busy_timeout(db, 5_000)
-        try execute("PRAGMA foreign_keys = ON")
-        if !readOnly {
-            try execute("PRAGMA journal_mode = WAL")
-            try execute("PRAGMA synchronous = FULL")
+        do {
+            try execute("PRAGMA foreign_keys = ON")
+            if !readOnly {
+                try execute("PRAGMA journal_mode = WAL")
+                try execute("PRAGMA synchronous = FULL")
+            }
+        } catch StorageError.sqlite(_, let message) {
+            // SQLite opens lazily: a directory, an unreadable file or a read-only directory (no
+            // -wal) fails here, and its message ("unable to open database file") names no path.
+            // (deinit closes the handle: self is fully initialised here.)
+            throw StorageError.cannotOpen(path: path, reason: message)
         }
     }
 

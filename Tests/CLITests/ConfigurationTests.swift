@@ -5,7 +5,7 @@ import Testing
 
 @Suite struct INIFileTests {
     @Test func parsesSectionsKeysAndComments() throws {
-        let ini = try INIFile(parsing: """
+        let ini = INIFile(parsing: """
             # comment
             ; also a comment
             [server]
@@ -24,14 +24,36 @@ import Testing
 
     @Test(arguments: [
         ("key = value", 1), ("[server]\nlisten", 2), ("[server\n", 1), ("[]\n", 1), ("[a]\n[a]\n", 2),
-        ("[a]\nk = 1\nk = 2\n", 3), ("[a]\n = 1\n", 2),
+        ("[a]\nk = 1\nk = 2\n", 3), ("[a]\n = 1\n", 2), ("[a]\nk = \"open\n", 2), ("[a]\nk = 'x\"\n", 2),
+        ("[a]\nk = \"a\" b\n", 2), ("[a]\nk = \"a\"b\"\n", 2),
     ])
-    func refusesMalformedLinesNamingTheLine(_ text: String, _ line: Int) {
-        #expect {
-            _ = try INIFile(parsing: text)
-        } throws: { error in
-            if case ConfigurationError.syntax(let l, _) = error { return l == line } else { return false }
-        }
+    func refusesMalformedLinesNamingTheFileAndLine(_ text: String, _ line: Int) {
+        let ini = INIFile(parsing: text, path: "/etc/b.ini")
+        #expect(ini.errors.count == 1, "\(ini.errors)")
+        if case .syntax(.file("/etc/b.ini", let l), _) = ini.errors.first { #expect(l == line) } else { Issue.record("\(ini.errors)") }
+        #expect(ini.errors.first?.description.hasPrefix("/etc/b.ini:\(line): ") == true)
+    }
+
+    @Test func everyMalformedLineIsReportedAndTheRestIsRead() {
+        let ini = INIFile(parsing: "[a]\nnonsense\nk = 1\n[a]\nk = 2\n[b\nj = 3\n[c]\nm = \"4\n n = ' spaced ' \n", path: "x.ini")
+        #expect(ini.errors.map(\.description) == [
+            "x.ini:2: expected key = value, [section] or a # comment",
+            "x.ini:4: duplicate section [a] (first at line 1)",
+            "x.ini:5: duplicate key 'k' in [a] (first at line 3)",
+            "x.ini:6: malformed section header [b",
+            "x.ini:9: 'm': a value starting with \" must end with \"",
+        ])
+        #expect(ini.value("a", "k") == "1")
+        #expect(ini.value("c", "n") == " spaced ")
+    }
+
+    @Test func quotedValuesLoseTheirQuotesAndKeepTheirInside() {
+        let ini = INIFile(parsing: "[a]\nd = \"x # not a comment \"\ns = 'say \"hi\"'\ne = \"\"\nplain = a \"b\"\n")
+        #expect(ini.errors.isEmpty)
+        #expect(ini.value("a", "d") == "x # not a comment ")
+        #expect(ini.value("a", "s") == "say \"hi\"")
+        #expect(ini.value("a", "e") == "")
+        #expect(ini.value("a", "plain") == "a \"b\"")
     }
 }
 
@@ -56,7 +78,7 @@ import Testing
         #expect(c.apple == nil && c.google == nil && c.stripe == nil && c.btcpay == nil)
         #expect(!c.creditTestPurchases && !c.askStoreEveryRequest)
         #expect(c.frontToken == nil)
-        #expect(c.warnings.isEmpty)
+        #expect(c.sources.isEmpty)
     }
 
     @Test func fileThenEnvironment() throws {
@@ -124,14 +146,43 @@ import Testing
         #expect(c.btcpay == BTCPaySettings() && c.configuredProviders == ["btcpay"])
     }
 
-    @Test func warnsAboutUnknownKeysAndSections() throws {
-        let path = try write("[server]\nlisten = 127.0.0.1:1\nlisten_port = 3\n[mystery]\na = b\n[apple]\nbundle = x\n")
-        let c = try ServiceConfiguration.load(file: path, environment: [:])
-        #expect(c.warnings.count == 3)
-        #expect(c.warnings.contains { $0.contains("listen_port") })
-        #expect(c.warnings.contains { $0.contains("[mystery]") })
-        #expect(c.warnings.contains { $0.contains("'bundle'") })
-        #expect(c.configuredProviders == ["apple"])
+    @Test func unknownKeysSectionsAndVariablesAreAllReportedAtOnce() throws {
+        let path = try write("[server]\nlisten = 127.0.0.1:1\nlistn = 3\n[mystery]\na = b\n[apple]\nbundle = x\nmax_body = 1\n[sever]\n")
+        #expect {
+            try ServiceConfiguration.load(file: path, environment: [
+                "BADGE_SERVICE_SERVER_LISTN": "x", "BADGE_SERVICE_SERVER": "http://[::1]:1", "OTHER": "y",
+                "BADGE_SERVICE_SERVER_MAX_BODY": "lots",
+            ])
+        } throws: { error in
+            let lines = (error as? ConfigurationErrors)?.errors.map(\.description) ?? []
+            return lines == [
+                "\(path):3: unknown key 'listn' in [server] (did you mean 'listen'?)",
+                "\(path):4: unknown section [mystery]",
+                "\(path):7: unknown key 'bundle' in [apple]",
+                "\(path):8: unknown key 'max_body' in [apple]",
+                "\(path):9: unknown section [sever] (did you mean [server]?)",
+                "BADGE_SERVICE_SERVER_LISTN: unknown configuration variable (did you mean BADGE_SERVICE_SERVER_LISTEN?)",
+                "BADGE_SERVICE_SERVER_MAX_BODY=lots: expected an integer in 1...16777216",
+            ]
+        }
+    }
+
+    @Test func everyValueRemembersWhereItCameFrom() throws {
+        let path = try write("[server]\n\nsignature_window = \"60\"\n[stripe]\n")
+        var c = try ServiceConfiguration.load(file: path, environment: ["BADGE_SERVICE_RPC_FRONT_TOKEN": String(repeating: "t", count: 40)])
+        try c.setDataDirectory("/srv/d")
+        let values = Dictionary(uniqueKeysWithValues: c.effectiveValues.map { ($0.key, $0) })
+        #expect(values["[server] signature_window"] == .init(key: "[server] signature_window", value: "60", source: .file(path: path, line: 3)))
+        #expect(values["[server] listen"]?.value == "127.0.0.1:8080" && values["[server] listen"]?.source == .builtIn)
+        #expect(values["[server] data_dir"]?.source == .commandLine(flag: "--data"))
+        #expect(values["[database] path"]?.value == "/srv/d/badges.sqlite")
+        #expect(values["[rpc] front_token"]?.value == "(set, hidden)")
+        #expect(values["[rpc] front_token"]?.source == .environment(variable: "BADGE_SERVICE_RPC_FRONT_TOKEN"))
+        #expect(values["[stripe] secret_key"]?.value == nil)
+        #expect(c.presence(ofSection: "stripe") == .file(path: path, line: 4) && c.presence(ofSection: "apple") == nil)
+        // every key is listed once, and each has its own environment variable
+        #expect(values.count == ServiceConfiguration.keys.count)
+        #expect(Set(ServiceConfiguration.keys.map(\.environmentVariable)).count == ServiceConfiguration.keys.count)
     }
 
     /// Until a store's verifier exists its section changes nothing, so the operator is told so
@@ -155,18 +206,22 @@ import Testing
     ])
     func refusesBadValues(_ text: String) throws {
         let path = try write(text)
-        #expect(throws: ConfigurationError.self) { try ServiceConfiguration.load(file: path, environment: [:]) }
+        #expect(throws: ConfigurationErrors.self) { try ServiceConfiguration.load(file: path, environment: [:]) }
     }
 
     @Test func badEnvironmentValueIsAnError() {
-        #expect(throws: ConfigurationError.self) {
+        #expect(throws: ConfigurationErrors.self) {
             try ServiceConfiguration.load(file: nil, environment: ["BADGE_SERVICE_SERVER_MAX_FIELDS": "lots"])
         }
     }
 
-    @Test func missingFileIsAnError() {
-        #expect(throws: ConfigurationError.self) {
-            try ServiceConfiguration.load(file: dir.file("nope.ini"), environment: [:])
+    @Test func anUnreadableFileIsOneLineNamingThePathAndTheReason() {
+        let missing = dir.file("nope.ini")
+        #expect(throws: ConfigurationErrors([.unreadable(path: missing, reason: "No such file or directory")])) {
+            try ServiceConfiguration.load(file: missing, environment: [:])
+        }
+        #expect(throws: ConfigurationErrors([.unreadable(path: dir.path, reason: "is a directory")])) {
+            try ServiceConfiguration.load(file: dir.path, environment: [:])
         }
     }
 

@@ -26,11 +26,8 @@ enum BackupCommand {
         guard let key = FileManager.default.contents(atPath: keyFile) else {
             throw CommandFailure("cannot read issuer key file \(keyFile): a backup without it cannot serve the credentials issued")
         }
-        do {
-            try FileManager.default.createDirectory(atPath: destination, withIntermediateDirectories: false,
-                                                    attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw CommandFailure("cannot create backup directory \(destination): \((error as NSError).localizedDescription)")
+        if case .failure(let failure) = FileSystem.makeDirectory(destination, mode: 0o700, parents: false) {
+            throw CommandFailure("cannot create backup directory \(destination): \(failure.reason)")
         }
         let database = (destination as NSString).appendingPathComponent("badges.sqlite")
         let keyCopy = (destination as NSString).appendingPathComponent("issuer-keys.json")

@@ -65,7 +65,7 @@ enum IssuerCommand {
             try args.finish()
             let data: Data
             do { data = try Data(contentsOf: URL(fileURLWithPath: file)) } catch {
-                throw CommandFailure("cannot read \(file): \((error as NSError).localizedDescription)")
+                throw CommandFailure("cannot read \(file): \(FileSystemError.reason(error))")
             }
             guard try verify(publicKey: pub, credentialJSON: Array(data)) else { throw CommandFailure("invalid") }
             output.out("valid")
@@ -114,7 +114,7 @@ enum IssuerCommand {
             data = FileHandle.standardInput.readDataToEndOfFile()
         } else {
             do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
-                throw CommandFailure("cannot read \(path): \((error as NSError).localizedDescription)")
+                throw CommandFailure("cannot read \(path): \(FileSystemError.reason(error))")
             }
         }
         let text = String(decoding: data, as: UTF8.self)

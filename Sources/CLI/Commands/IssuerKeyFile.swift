@@ -18,10 +18,13 @@ public enum IssuerKeyFile {
         guard !databaseHoldsPurchases else {
             throw CommandFailure("issuer key file \(path) is missing but \(databasePath) holds purchases: restore the key file (a new key would invalidate every credential issued)")
         }
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
+        if case .failure(let failure) = FileSystem.makeDirectory(url.deletingLastPathComponent().path, mode: 0o700, parents: true) {
+            throw CommandFailure("cannot create issuer key file \(path): \(failure)")
+        }
         let keyring = try IssuerKeyring(index: 1, secretKey: IssuerSecretKey.generate())
-        try keyring.save(to: url)
+        do { try keyring.save(to: url) } catch {
+            throw CommandFailure("cannot write issuer key file \(path): \(FileSystemError.reason(error))")
+        }
         return (keyring, true)
     }
 
@@ -38,12 +41,10 @@ public enum IssuerKeyFile {
     }
 
     static func load(path: String) throws -> IssuerKeyring {
-        do {
-            return try IssuerKeyring.load(from: URL(fileURLWithPath: path))
-        } catch let error as CredentialError {
-            throw CommandFailure("issuer key file \(path): \(error)")
-        } catch {
-            throw CommandFailure("cannot read issuer key file \(path): \((error as NSError).localizedDescription)")
+        switch FileSystem.read(path) {
+        case .failure(let failure): throw CommandFailure("cannot read issuer key file \(path): \(failure.reason)")
+        case .success(let bytes):
+            do { return try IssuerKeyring(json: bytes) } catch { throw CommandFailure("issuer key file \(path): \(error)") }
         }
     }
 }

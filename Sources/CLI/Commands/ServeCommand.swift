@@ -24,7 +24,6 @@ enum ServeCommand {
         }
         try args.finish()
         let config = common.configuration
-        for warning in config.warnings { ServiceLog.warning(warning) }
         if config.creditTestPurchases || config.askStoreEveryRequest {
             ServiceLog.warning("[development] flags are on: never run this configuration where real money flows")
         }

@@ -1,17 +1,76 @@
-/// A configuration or command-line mistake, worded for the operator who made it.
+/// Where a configuration value came from: `config check` shows it beside each value, and every
+/// error line starts with it.
+public enum ConfigurationSource: Equatable, Sendable, CustomStringConvertible {
+    /// The built-in default.
+    case builtIn
+    /// A line of the INI file.
+    case file(path: String, line: Int)
+    /// A `BADGE_SERVICE_*` environment variable.
+    case environment(variable: String)
+    /// A command-line flag such as `--data`.
+    case commandLine(flag: String)
+
+    public var description: String {
+        switch self {
+        case .builtIn: return "default"
+        case .file(let path, let line): return "\(path):\(line)"
+        case .environment(let variable): return variable
+        case .commandLine(let flag): return flag
+        }
+    }
+}
+
+/// A configuration mistake, worded for the operator who made it: one line naming the file and
+/// line, the environment variable or the flag.
 public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
-    case syntax(line: Int, String)
-    case invalidValue(setting: String, value: String, expected: String)
-    case missing(String)
+    /// A line of the INI file that is not a header, `key = value`, comment or blank.
+    case syntax(ConfigurationSource, String)
+    case unknownSection(String, at: ConfigurationSource, suggestion: String?)
+    case unknownKey(section: String, key: String, at: ConfigurationSource, suggestion: String?)
+    case unknownVariable(String, suggestion: String?)
+    /// `value` is already masked for a secret.
+    case invalidValue(setting: String, value: String, expected: String, at: ConfigurationSource)
     case unreadable(path: String, reason: String)
 
     public var description: String {
         switch self {
-        case .syntax(let line, let what): return "configuration line \(line): \(what)"
-        case .invalidValue(let setting, let value, let expected):
-            return "\(setting) = \(value.isEmpty ? "(empty)" : value): expected \(expected)"
-        case .missing(let what): return "missing \(what)"
-        case .unreadable(let path, let reason): return "cannot read \(path): \(reason)"
+        case .syntax(let at, let what): return "\(at): \(what)"
+        case .unknownSection(let name, let at, let suggestion):
+            return "\(at): unknown section [\(name)]" + Self.hint(suggestion.map { "[\($0)]" })
+        case .unknownKey(let section, let key, let at, let suggestion):
+            return "\(at): unknown key '\(key)' in [\(section)]" + Self.hint(suggestion.map { "'\($0)'" })
+        case .unknownVariable(let name, let suggestion):
+            return "\(name): unknown configuration variable" + Self.hint(suggestion)
+        case .invalidValue(let setting, let value, let expected, let at):
+            let shown = value.isEmpty ? "(empty)" : value
+            switch at {
+            case .file, .builtIn: return "\(at): \(setting) = \(shown): expected \(expected)"
+            case .environment(let name): return "\(name)=\(shown): expected \(expected)"
+            case .commandLine(let flag): return "\(flag) \(shown): expected \(expected)"
+            }
+        case .unreadable(let path, let reason): return "cannot read configuration file \(path): \(reason)"
         }
     }
+
+    /// The file line the mistake is on, if it is in the file.
+    var line: Int? {
+        switch self {
+        case .syntax(let at, _), .unknownSection(_, let at, _), .unknownKey(_, _, let at, _), .invalidValue(_, _, _, let at):
+            if case .file(_, let line) = at { return line }
+            return nil
+        case .unknownVariable, .unreadable: return nil
+        }
+    }
+
+    static func hint(_ suggestion: String?) -> String { suggestion.map { " (did you mean \($0)?)" } ?? "" }
+}
+
+/// Every mistake of one configuration, reported together so the operator fixes them in one go.
+public struct ConfigurationErrors: Error, Equatable, CustomStringConvertible {
+    public let errors: [ConfigurationError]
+
+    public init(_ errors: [ConfigurationError]) { self.errors = errors }
+
+    /// One line per mistake.
+    public var description: String { errors.map(\.description).joined(separator: "\n") }
 }

@@ -1,5 +1,7 @@
 /// An INI file as SimpleX servers write them: `[section]` headers, `key = value` lines,
 /// `#` or `;` comment lines. Section and key names are case-sensitive, lower-case by convention.
+/// A value may be quoted, `"..."` or `'...'`, to keep leading or trailing spaces; the quotes are
+/// removed and nothing inside them is an escape.
 public struct INIFile: Equatable, Sendable {
     /// One `key = value` with the line it came from, for messages.
     public struct Entry: Equatable, Sendable {
@@ -8,42 +10,91 @@ public struct INIFile: Equatable, Sendable {
         public var line: Int
     }
 
-    /// Sections in file order; keys before any section header are refused.
-    public private(set) var sections: [(name: String, entries: [Entry])] = []
-
-    public static func == (a: INIFile, b: INIFile) -> Bool {
-        a.sections.map(\.name) == b.sections.map(\.name) && a.sections.map(\.entries) == b.sections.map(\.entries)
+    /// One `[section]` with its header's line and its entries in file order.
+    public struct Section: Equatable, Sendable {
+        public var name: String
+        public var line: Int
+        public var entries: [Entry]
     }
 
-    /// Parses `text`; a malformed line, a duplicate section or key is an error naming the line.
-    public init(parsing text: String) throws(ConfigurationError) {
-        var seenSections = Set<String>()
-        var seenKeys = Set<String>()
+    /// The file's name in messages.
+    public let path: String
+    /// Sections in file order.
+    public private(set) var sections: [Section] = []
+    /// Every line that could not be read, each naming its line; the other lines are still read,
+    /// so all mistakes are reported at once.
+    public private(set) var errors: [ConfigurationError] = []
+
+    /// Parses `text`, read from `path`; a malformed line, a duplicate section or key, a key
+    /// outside any section or an unterminated quote is recorded in ``errors``.
+    public init(parsing text: String, path: String = "configuration") {
+        self.path = path
+        var firstLine: [String: Int] = [:]
         // "\r\n" is one Character in Swift, so split on both line-end forms.
         let lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
         for (index, raw) in lines.enumerated() {
             let number = index + 1
+            let at = ConfigurationSource.file(path: path, line: number)
             let line = raw.trimmingCharacters(in: " \t\r")
             if line.isEmpty || line.hasPrefix("#") || line.hasPrefix(";") { continue }
             if line.hasPrefix("[") {
-                guard line.hasSuffix("]"), line.count > 2 else { throw .syntax(line: number, "malformed section header") }
-                let name = String(line.dropFirst().dropLast()).trimmingCharacters(in: " \t")
-                guard !name.isEmpty, seenSections.insert(name).inserted else {
-                    throw .syntax(line: number, "duplicate or empty section [\(name)]")
+                guard line.hasSuffix("]"), line.count > 2 else {
+                    errors.append(.syntax(at, "malformed section header \(line)"))
+                    // The keys under it belong to no known section: skip them rather than
+                    // report each one as outside any section.
+                    sections.append(Section(name: "", line: number, entries: []))
+                    continue
                 }
-                sections.append((name, []))
+                let name = String(line.dropFirst().dropLast()).trimmingCharacters(in: " \t")
+                if name.isEmpty {
+                    errors.append(.syntax(at, "empty section name []"))
+                } else if let first = firstLine["[\(name)]"] {
+                    errors.append(.syntax(at, "duplicate section [\(name)] (first at line \(first))"))
+                } else {
+                    firstLine["[\(name)]"] = number
+                }
+                sections.append(Section(name: name, line: number, entries: []))
                 continue
             }
-            guard let eq = line.firstIndex(of: "=") else { throw .syntax(line: number, "expected key = value") }
-            let key = String(line[..<eq]).trimmingCharacters(in: " \t")
-            let value = String(line[line.index(after: eq)...]).trimmingCharacters(in: " \t")
-            guard !key.isEmpty else { throw .syntax(line: number, "missing key before '='") }
-            guard !sections.isEmpty else { throw .syntax(line: number, "'\(key)' is outside any [section]") }
-            guard seenKeys.insert(sections[sections.count - 1].name + "." + key).inserted else {
-                throw .syntax(line: number, "duplicate key '\(key)' in [\(sections[sections.count - 1].name)]")
+            guard let eq = line.firstIndex(of: "=") else {
+                errors.append(.syntax(at, "expected key = value, [section] or a # comment"))
+                continue
             }
-            sections[sections.count - 1].entries.append(Entry(key: key, value: value, line: number))
+            let key = String(line[..<eq]).trimmingCharacters(in: " \t")
+            guard !key.isEmpty else { errors.append(.syntax(at, "missing key before '='")); continue }
+            guard let current = sections.indices.last else {
+                errors.append(.syntax(at, "'\(key)' is outside any [section]"))
+                continue
+            }
+            let section = sections[current].name
+            guard !section.isEmpty else { continue }
+            if let first = firstLine[section + "." + key] {
+                errors.append(.syntax(at, "duplicate key '\(key)' in [\(section)] (first at line \(first))"))
+                continue
+            }
+            firstLine[section + "." + key] = number
+            let value: String
+            switch Self.unquoted(String(line[line.index(after: eq)...]).trimmingCharacters(in: " \t")) {
+            case .success(let v): value = v
+            case .failure(let problem): errors.append(.syntax(at, "'\(key)': \(problem.message)")); continue
+            }
+            sections[current].entries.append(Entry(key: key, value: value, line: number))
         }
+    }
+
+    struct QuoteProblem: Error { let message: String }
+
+    /// The value without its quotes, if it has them.
+    static func unquoted(_ text: String) -> Result<String, QuoteProblem> {
+        guard let quote = text.first, quote == "\"" || quote == "'" else { return .success(text) }
+        guard text.count >= 2, text.last == quote else {
+            return .failure(QuoteProblem(message: "a value starting with \(quote) must end with \(quote)"))
+        }
+        let inner = text.dropFirst().dropLast()
+        guard !inner.contains(quote) else {
+            return .failure(QuoteProblem(message: "\(quote) inside a \(quote)-quoted value (quote it with the other quote)"))
+        }
+        return .success(String(inner))
     }
 
     /// The value of `key` in `section`, if set.

@@ -1,9 +1,10 @@
 import Foundation
 import HTTPServer
+import RequestAuth
 
 /// Everything `serve` and the operator commands need, from defaults, the INI file, the
 /// environment (`BADGE_SERVICE_<SECTION>_<KEY>`) and command-line flags, in that order of
-/// precedence (README, Configuration).
+/// precedence (README, Configuration). The keys are those of ``keys``; nothing else is accepted.
 public struct ServiceConfiguration: Sendable, Equatable {
     // [server]
     public var listenHost = "127.0.0.1"
@@ -34,8 +35,9 @@ public struct ServiceConfiguration: Sendable, Equatable {
     public var creditTestPurchases = false
     public var askStoreEveryRequest = false
 
-    /// Non-fatal remarks (unknown keys and sections) for the operator.
-    public var warnings: [String] = []
+    /// Where each value that is not a default came from, by ``ConfigurationKey/id`` (and by
+    /// section name for a store section's presence).
+    public private(set) var sources: [String: ConfigurationSource] = [:]
 
     public init() {}
 
@@ -57,153 +59,224 @@ public struct ServiceConfiguration: Sendable, Equatable {
         }
     }
 
-    /// Reads `file` (when given) and the environment over the defaults.
-    public static func load(file: String?, environment: [String: String]) throws(ConfigurationError) -> ServiceConfiguration {
-        var config = ServiceConfiguration()
-        if let file {
-            let text: String
-            do { text = try String(contentsOfFile: file, encoding: .utf8) } catch {
-                throw .unreadable(path: file, reason: (error as NSError).localizedDescription)
+    // MARK: the keys
+
+    /// Every configuration key, in the order `config check` and the README list them. To add
+    /// a key, add one line here (or to a store's ``StoreSettings/keys``) and a row to the README's
+    /// table; the INI file, its `BADGE_SERVICE_*` variable and `config check` follow.
+    public static let coreKeys: [ConfigurationKey] = [
+        ConfigurationKey(section: "server", name: "listen", read: { c, v throws(ConfigurationKey.Rejection) in
+            (c.listenHost, c.listenPort) = try parseListen(v)
+        }, show: { c in "\(c.listenHost.contains(":") ? "[\(c.listenHost)]" : c.listenHost):\(c.listenPort)" }),
+        .path("server", "data_dir", \.dataDirectory),
+        .integer("server", "max_request_target", \.limits.maxTargetLength, in: 64...1_048_576),
+        .integer("server", "max_field_line", \.limits.maxFieldLineLength, in: 64...1_048_576),
+        .integer("server", "max_head", \.limits.maxHeaderSectionSize, in: 256...1_048_576),
+        .integer("server", "max_fields", \.limits.maxHeaderFields, in: 1...10_000),
+        .integer("server", "max_body", \.limits.maxBodySize, in: 1...16_777_216),
+        .seconds("server", "head_timeout", \.timeouts.requestHead, in: 1...3600),
+        .seconds("server", "idle_timeout", \.timeouts.idle, in: 1...86_400),
+        .integer("server", "max_connections", \.maxConnections, in: 1...1_000_000),
+        .integer("server", "workers", \.workers, in: 1...1024),
+        .integer("server", "signature_window", \.signatureWindowSeconds, in: 1...86_400),
+        .flag("server", "access_log", \.accessLog),
+        .path("database", "path", \.databasePathSetting, shown: { $0.databasePath }),
+        .path("issuer", "key_file", \.issuerKeyFileSetting, shown: { $0.issuerKeyFile }),
+        .text("rpc", "front_token", \.frontToken, secret: true, validate: { v throws(ConfigurationKey.Rejection) in
+            do { _ = try TrustedFront.enabled(token: v) } catch {
+                throw ConfigurationKey.Rejection(expected: "\(TrustedFront.minimumTokenLength) or more characters of A-Z a-z 0-9 - . _ ~ + / (then = padding)")
             }
-            try config.apply(INIFile(parsing: text))
+        }),
+        .flag("development", "credit_test_purchases", \.creditTestPurchases),
+        .flag("development", "ask_store_every_request", \.askStoreEveryRequest),
+    ]
+
+    /// The store and provider sections, each declaring its keys in its ``StoreSettings`` type.
+    static let stores: [StoreSlot] = [StoreSlot(\.apple), StoreSlot(\.google), StoreSlot(\.stripe), StoreSlot(\.btcpay)]
+
+    /// Every key: the core keys, then each store section's.
+    public static let keys: [ConfigurationKey] = coreKeys + stores.flatMap(\.keys)
+
+    /// `BADGE_SERVICE_*` variables that are not configuration keys: the client's server.
+    public static let otherVariables: Set<String> = ["BADGE_SERVICE_SERVER"]
+
+    /// Every section a file may hold.
+    public static var sections: [String] {
+        var seen = Set<String>()
+        return keys.map(\.section).filter { seen.insert($0).inserted }
+    }
+
+    static let keysByID = Dictionary(uniqueKeysWithValues: keys.map { ($0.id, $0) })
+    static let keysByVariable = Dictionary(uniqueKeysWithValues: keys.map { ($0.environmentVariable, $0) })
+
+    // MARK: loading
+
+    /// Reads `file` (when given) and the environment over the defaults; every mistake in
+    /// either is reported, all at once.
+    public static func load(file: String?, environment: [String: String]) throws(ConfigurationErrors) -> ServiceConfiguration {
+        var config = ServiceConfiguration()
+        var errors: [ConfigurationError] = []
+        if let file {
+            switch FileSystem.readText(file) {
+            case .success(let text): errors += config.apply(INIFile(parsing: text, path: file))
+            case .failure(let failure): errors.append(.unreadable(path: file, reason: failure.reason))
+            }
         }
-        try config.apply(environment: environment)
+        errors += config.apply(environment: environment)
+        guard errors.isEmpty else { throw ConfigurationErrors(errors) }
         return config
     }
 
-    mutating func apply(_ ini: INIFile) throws(ConfigurationError) {
-        for (section, entries) in ini.sections {
-            Self.stores.first { $0.section == section }?.open(&self)
-            guard Self.settings.contains(where: { $0.section == section }) else {
-                warnings.append("unknown section [\(section)] ignored")
+    /// Applies the file's keys; returns every mistake.
+    mutating func apply(_ ini: INIFile) -> [ConfigurationError] {
+        var errors = ini.errors
+        for section in ini.sections where !section.name.isEmpty {
+            let at = ConfigurationSource.file(path: ini.path, line: section.line)
+            guard Self.sections.contains(section.name) else {
+                errors.append(.unknownSection(section.name, at: at, suggestion: closest(to: section.name, among: Self.sections)))
                 continue
             }
-            for e in entries {
-                guard let setting = Self.settings.first(where: { $0.section == section && $0.key == e.key }) else {
-                    warnings.append("unknown key '\(e.key)' in [\(section)] (line \(e.line)) ignored")
+            if let store = Self.stores.first(where: { $0.section == section.name }), !store.isPresent(self) {
+                store.open(&self)
+                sources[section.name] = at
+            }
+            for entry in section.entries {
+                let at = ConfigurationSource.file(path: ini.path, line: entry.line)
+                guard let key = Self.keysByID[section.name + "." + entry.key] else {
+                    let names = Self.keys.filter { $0.section == section.name }.map(\.name)
+                    errors.append(.unknownKey(section: section.name, key: entry.key, at: at,
+                                              suggestion: closest(to: entry.key, among: names)))
                     continue
                 }
-                try setting.apply(&self, e.value)
+                if let error = set(key, entry.value, from: at) { errors.append(error) }
             }
         }
+        // In file order, whichever rule each line broke.
+        return errors.enumerated().sorted { a, b in
+            (a.element.line ?? 0, a.offset) < (b.element.line ?? 0, b.offset)
+        }.map(\.element)
     }
 
-    mutating func apply(environment: [String: String]) throws(ConfigurationError) {
-        for setting in Self.settings {
-            if let value = environment[Self.environmentName(setting.section, setting.key)] {
-                try setting.apply(&self, value)
+    /// Applies the `BADGE_SERVICE_*` variables; returns every mistake, in name order.
+    mutating func apply(environment: [String: String]) -> [ConfigurationError] {
+        var errors: [ConfigurationError] = []
+        for (name, value) in environment.sorted(by: { $0.key < $1.key }) where name.hasPrefix("BADGE_SERVICE_") {
+            guard let key = Self.keysByVariable[name] else {
+                if !Self.otherVariables.contains(name) {
+                    let names = Array(Self.keysByVariable.keys) + Self.otherVariables
+                    errors.append(.unknownVariable(name, suggestion: closest(to: name, among: names.sorted())))
+                }
+                continue
             }
+            if let store = Self.stores.first(where: { $0.section == key.section }), !store.isPresent(self) {
+                store.open(&self)
+                sources[key.section] = .environment(variable: name)
+            }
+            if let error = set(key, value, from: .environment(variable: name)) { errors.append(error) }
         }
+        return errors
     }
 
-    /// `BADGE_SERVICE_RPC_FRONT_TOKEN` for `[rpc] front_token`.
-    public static func environmentName(_ section: String, _ key: String) -> String {
-        "BADGE_SERVICE_\(section.uppercased())_\(key.uppercased())"
+    /// Sets one key from its text, recording where it came from; returns the mistake, if any.
+    mutating func set(_ key: ConfigurationKey, _ text: String, from source: ConfigurationSource) -> ConfigurationError? {
+        do throws(ConfigurationKey.Rejection) {
+            try key.read(&self, text)
+            sources[key.id] = source
+            return nil
+        } catch {
+            return .invalidValue(setting: key.label, value: key.isSecret ? "(hidden)" : text, expected: error.expected, at: source)
+        }
     }
 
     /// Sets `--listen HOST:PORT`.
     public mutating func setListen(_ text: String) throws(ConfigurationError) {
-        try Self.settings.first { $0.key == "listen" }!.apply(&self, text)
+        if let error = set(Self.keysByID["server.listen"]!, text, from: .commandLine(flag: "--listen")) { throw error }
     }
 
-    // MARK: settings table
-
-    struct Setting: Sendable {
-        let section: String
-        let key: String
-        let apply: @Sendable (inout ServiceConfiguration, String) throws(ConfigurationError) -> Void
+    /// Sets `--data DIR`.
+    public mutating func setDataDirectory(_ text: String) throws(ConfigurationError) {
+        if let error = set(Self.keysByID["server.data_dir"]!, text, from: .commandLine(flag: "--data")) { throw error }
     }
 
-    /// One store section: how to tell it is present, open it, and set its keys.
-    struct StoreSlot: Sendable {
-        let section: String
-        let isPresent: @Sendable (ServiceConfiguration) -> Bool
-        let open: @Sendable (inout ServiceConfiguration) -> Void
-        let settings: [Setting]
+    // MARK: the effective configuration
 
-        init<S: StoreSettings>(_ slot: any SendableKeyPath<ServiceConfiguration, S?>) {
-            section = S.section
-            isPresent = { $0[keyPath: slot] != nil }
-            open = { c in if c[keyPath: slot] == nil { c[keyPath: slot] = S() } }
-            settings = S.keys.map { key, property in
-                Setting(section: S.section, key: key) { c, v in
-                    var store = c[keyPath: slot] ?? S()
-                    store[keyPath: property] = v
-                    c[keyPath: slot] = store
-                }
-            }
+    /// One key's effective value and where it came from, as `config check` prints it.
+    public struct EffectiveValue: Equatable, Sendable {
+        public var key: String
+        /// The value, masked for a secret that is set; nil when unset.
+        public var value: String?
+        public var source: ConfigurationSource
+
+        public init(key: String, value: String?, source: ConfigurationSource) {
+            self.key = key
+            self.value = value
+            self.source = source
         }
     }
 
-    static let stores: [StoreSlot] = [StoreSlot(\.apple), StoreSlot(\.google), StoreSlot(\.stripe), StoreSlot(\.btcpay)]
-
-    static let settings: [Setting] = coreSettings + stores.flatMap(\.settings)
-
-    static let coreSettings: [Setting] = [
-        Setting(section: "server", key: "listen") { c, v throws(ConfigurationError) in
-            let (host, port) = try parseListen(v)
-            c.listenHost = host
-            c.listenPort = port
-        },
-        int("server", "max_request_target", 64...1_048_576) { $0.limits.maxTargetLength = $1 },
-        int("server", "max_field_line", 64...1_048_576) { $0.limits.maxFieldLineLength = $1 },
-        int("server", "max_head", 256...1_048_576) { $0.limits.maxHeaderSectionSize = $1 },
-        int("server", "max_fields", 1...10_000) { $0.limits.maxHeaderFields = $1 },
-        int("server", "max_body", 1...16_777_216) { $0.limits.maxBodySize = $1 },
-        int("server", "head_timeout", 1...3600) { $0.timeouts.requestHead = .seconds($1) },
-        int("server", "idle_timeout", 1...86_400) { $0.timeouts.idle = .seconds($1) },
-        int("server", "max_connections", 1...1_000_000) { $0.maxConnections = $1 },
-        int("server", "workers", 1...1024) { $0.workers = $1 },
-        int("server", "signature_window", 1...86_400) { $0.signatureWindowSeconds = $1 },
-        bool("server", "access_log") { $0.accessLog = $1 },
-        Setting(section: "server", key: "data_dir") { c, v throws(ConfigurationError) in
-            guard !v.isEmpty else { throw .invalidValue(setting: "[server] data_dir", value: v, expected: "a directory path") }
-            c.dataDirectory = v
-        },
-        Setting(section: "database", key: "path") { c, v throws(ConfigurationError) in
-            guard !v.isEmpty else { throw .invalidValue(setting: "[database] path", value: v, expected: "a file path") }
-            c.databasePathSetting = v
-        },
-        Setting(section: "issuer", key: "key_file") { c, v throws(ConfigurationError) in
-            guard !v.isEmpty else { throw .invalidValue(setting: "[issuer] key_file", value: v, expected: "a file path") }
-            c.issuerKeyFileSetting = v
-        },
-        Setting(section: "rpc", key: "front_token") { c, v throws(ConfigurationError) in
-            guard v.utf8.count >= 32 else {
-                throw .invalidValue(setting: "[rpc] front_token", value: "(hidden)", expected: "at least 32 characters")
-            }
-            c.frontToken = v
-        },
-        bool("development", "credit_test_purchases") { $0.creditTestPurchases = $1 },
-        bool("development", "ask_store_every_request") { $0.askStoreEveryRequest = $1 },
-    ]
-
-    static func int(_ section: String, _ key: String, _ range: ClosedRange<Int>,
-                    _ set: @escaping @Sendable (inout ServiceConfiguration, Int) -> Void) -> Setting {
-        Setting(section: section, key: key) { c, v throws(ConfigurationError) in
-            guard let n = Int(v), range.contains(n) else {
-                throw .invalidValue(setting: "[\(section)] \(key)", value: v, expected: "an integer in \(range.lowerBound)...\(range.upperBound)")
-            }
-            set(&c, n)
+    /// Every key's effective value, in ``keys`` order; store keys of an absent section are unset.
+    public var effectiveValues: [EffectiveValue] {
+        Self.keys.map { key in
+            let value = key.show(self)
+            return EffectiveValue(key: key.label, value: key.isSecret && value != nil ? "(set, hidden)" : value,
+                                  source: sources[key.id] ?? .builtIn)
         }
     }
 
-    static func bool(_ section: String, _ key: String, _ set: @escaping @Sendable (inout ServiceConfiguration, Bool) -> Void) -> Setting {
-        Setting(section: section, key: key) { c, v throws(ConfigurationError) in
-            switch v {
-            case "on": set(&c, true)
-            case "off": set(&c, false)
-            default: throw .invalidValue(setting: "[\(section)] \(key)", value: v, expected: "on or off")
-            }
-        }
+    /// Where a store section's presence came from, or nil when it is absent.
+    public func presence(ofSection section: String) -> ConfigurationSource? {
+        guard configuredProviders.contains(section) else { return nil }
+        return sources[section] ?? .builtIn
     }
 
-    static func parseListen(_ text: String) throws(ConfigurationError) -> (String, Int) {
-        let bad = ConfigurationError.invalidValue(setting: "listen", value: text, expected: "HOST:PORT, e.g. 127.0.0.1:8080")
+    static func parseListen(_ text: String) throws(ConfigurationKey.Rejection) -> (String, Int) {
+        let bad = ConfigurationKey.Rejection(expected: "HOST:PORT, e.g. 127.0.0.1:8080 or [::1]:8080")
         guard let colon = text.lastIndex(of: ":") else { throw bad }
         var host = String(text[..<colon])
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         guard !host.isEmpty, let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port) else { throw bad }
         return (host, port)
     }
+}
+
+/// One store section: how to tell it is present, open it, and its keys as configuration keys.
+struct StoreSlot: Sendable {
+    let section: String
+    let isPresent: @Sendable (ServiceConfiguration) -> Bool
+    let open: @Sendable (inout ServiceConfiguration) -> Void
+    let keys: [ConfigurationKey]
+
+    init<S: StoreSettings>(_ slot: any SendableKeyPath<ServiceConfiguration, S?>) {
+        section = S.section
+        isPresent = { $0[keyPath: slot] != nil }
+        open = { c in if c[keyPath: slot] == nil { c[keyPath: slot] = S() } }
+        keys = S.keys.map { key in
+            ConfigurationKey(section: S.section, name: key.name, isSecret: key.isSecret, read: { c, v throws(ConfigurationKey.Rejection) in
+                var store = c[keyPath: slot] ?? S()
+                try key.read(&store, v)
+                c[keyPath: slot] = store
+            }, show: { c in c[keyPath: slot].flatMap(key.show) })
+        }
+    }
+}
+
+/// The candidate nearest to `word` by edit distance, if near enough to be a likely typo.
+func closest(to word: String, among candidates: [String]) -> String? {
+    let best = candidates.map { ($0, editDistance(word, $0)) }.min { $0.1 < $1.1 }
+    guard let best, best.1 <= max(1, min(3, word.count / 3)) else { return nil }
+    return best.0
+}
+
+/// Levenshtein distance between two short strings.
+func editDistance(_ a: String, _ b: String) -> Int {
+    let a = Array(a), b = Array(b)
+    var previous = Array(0...b.count)
+    for i in 1...max(1, a.count) where !a.isEmpty {
+        var current = [i] + Array(repeating: 0, count: b.count)
+        for j in 1...max(1, b.count) where !b.isEmpty {
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+        }
+        previous = current
+    }
+    return a.isEmpty ? b.count : previous[b.count]
 }

@@ -1,15 +1,58 @@
-/// A key path that may be kept in the settings table (shared between threads).
-public typealias SendableKeyPath<Root, Value> = WritableKeyPath<Root, Value> & Sendable
-
 /// The settings of one store or payment provider section. A section that is present (even
 /// empty) configures its provider; an absent one answers `provider_not_configured`.
 public protocol StoreSettings: Sendable, Equatable {
     /// The INI section, also the provider's name in the protocol (`apple`, `google`, …).
     static var section: String { get }
-    /// The section's keys and the properties they set, in the order the README lists them.
-    static var keys: [(key: String, property: any SendableKeyPath<Self, String?>)] { get }
+    /// The section's keys, in the order the README lists them.
+    static var keys: [StoreKey<Self>] { get }
     /// No key set yet.
     init()
+}
+
+/// One key of a store section: its name, how its text is read, how it is shown.
+public struct StoreKey<Store: StoreSettings>: Sendable {
+    public let name: String
+    /// Masked by `config check` and never echoed in an error.
+    public let isSecret: Bool
+    let read: @Sendable (inout Store, String) throws(ConfigurationKey.Rejection) -> Void
+    let show: @Sendable (Store) -> String?
+
+    /// A key read by `read` and shown by `show` (nil: unset).
+    public init(_ name: String, isSecret: Bool = false,
+                read: @escaping @Sendable (inout Store, String) throws(ConfigurationKey.Rejection) -> Void,
+                show: @escaping @Sendable (Store) -> String?) {
+        self.name = name
+        self.isSecret = isSecret
+        self.read = read
+        self.show = show
+    }
+
+    /// Any text.
+    public static func text(_ name: String, _ property: any SendableKeyPath<Store, String?>) -> StoreKey {
+        StoreKey(name, read: { s, v in s[keyPath: property] = v }, show: { $0[keyPath: property] })
+    }
+
+    /// A secret (API key, webhook secret): masked wherever it is shown.
+    public static func secret(_ name: String, _ property: any SendableKeyPath<Store, String?>) -> StoreKey {
+        StoreKey(name, isSecret: true, read: { s, v in s[keyPath: property] = v }, show: { $0[keyPath: property] })
+    }
+
+    /// An `http://` or `https://` URL (a provider's base URL; tests point it at a local fake).
+    public static func url(_ name: String, _ property: any SendableKeyPath<Store, String?>) -> StoreKey {
+        StoreKey(name, read: { s, v throws(ConfigurationKey.Rejection) in
+            guard v.hasPrefix("https://") || v.hasPrefix("http://"), v.count > "https://".count else {
+                throw ConfigurationKey.Rejection(expected: "an http:// or https:// URL")
+            }
+            s[keyPath: property] = v
+        }, show: { $0[keyPath: property] })
+    }
+
+    /// An integer within `range`.
+    public static func integer(_ name: String, _ property: any SendableKeyPath<Store, Int>, in range: ClosedRange<Int>) -> StoreKey {
+        StoreKey(name, read: { s, v throws(ConfigurationKey.Rejection) in
+            s[keyPath: property] = try ConfigurationKey.parseInteger(v, in: range)
+        }, show: { String($0[keyPath: property]) })
+    }
 }
 
 /// `[apple]`: App Store receipts (JWS) and the App Store Server API.
@@ -25,10 +68,10 @@ public struct AppleStoreSettings: StoreSettings {
 
     public init() {}
     public static let section = "apple"
-    public static let keys: [(key: String, property: any SendableKeyPath<Self, String?>)] = [
-        ("bundle_id", \.bundleID), ("app_apple_id", \.appAppleID), ("root_certificates", \.rootCertificates),
-        ("environment", \.environment), ("api_issuer_id", \.apiIssuerID), ("api_key_id", \.apiKeyID),
-        ("api_private_key_file", \.apiPrivateKeyFile), ("api_url", \.apiURL),
+    public static let keys: [StoreKey<Self>] = [
+        .text("bundle_id", \.bundleID), .text("app_apple_id", \.appAppleID), .text("root_certificates", \.rootCertificates),
+        .text("environment", \.environment), .text("api_issuer_id", \.apiIssuerID), .text("api_key_id", \.apiKeyID),
+        .text("api_private_key_file", \.apiPrivateKeyFile), .url("api_url", \.apiURL),
     ]
 }
 
@@ -41,9 +84,9 @@ public struct GooglePlaySettings: StoreSettings {
 
     public init() {}
     public static let section = "google"
-    public static let keys: [(key: String, property: any SendableKeyPath<Self, String?>)] = [
-        ("package_name", \.packageName), ("service_account_file", \.serviceAccountFile), ("api_url", \.apiURL),
-        ("token_url", \.tokenURL),
+    public static let keys: [StoreKey<Self>] = [
+        .text("package_name", \.packageName), .text("service_account_file", \.serviceAccountFile), .url("api_url", \.apiURL),
+        .url("token_url", \.tokenURL),
     ]
 }
 
@@ -58,9 +101,9 @@ public struct StripeSettings: StoreSettings {
 
     public init() {}
     public static let section = "stripe"
-    public static let keys: [(key: String, property: any SendableKeyPath<Self, String?>)] = [
-        ("secret_key", \.secretKey), ("publishable_key", \.publishableKey), ("webhook_secret", \.webhookSecret),
-        ("success_url", \.successURL), ("cancel_url", \.cancelURL), ("api_url", \.apiURL),
+    public static let keys: [StoreKey<Self>] = [
+        .secret("secret_key", \.secretKey), .text("publishable_key", \.publishableKey), .secret("webhook_secret", \.webhookSecret),
+        .url("success_url", \.successURL), .url("cancel_url", \.cancelURL), .url("api_url", \.apiURL),
     ]
 }
 
@@ -73,7 +116,7 @@ public struct BTCPaySettings: StoreSettings {
 
     public init() {}
     public static let section = "btcpay"
-    public static let keys: [(key: String, property: any SendableKeyPath<Self, String?>)] = [
-        ("url", \.url), ("api_key", \.apiKey), ("store_id", \.storeID), ("webhook_secret", \.webhookSecret),
+    public static let keys: [StoreKey<Self>] = [
+        .url("url", \.url), .secret("api_key", \.apiKey), .text("store_id", \.storeID), .secret("webhook_secret", \.webhookSecret),
     ]
 }

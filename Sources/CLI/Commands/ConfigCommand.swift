@@ -1,0 +1,53 @@
+import Foundation
+import Handlers
+
+/// `badge-service config check`: reads the configuration as `serve` would, without starting
+/// anything or touching the data directory, and prints every key's effective value and where
+/// it came from; or every mistake, one line each, and exit status 1.
+enum ConfigCommand {
+    static let help = """
+        Usage: badge-service config check [--config FILE] [--data DIR]
+
+        Reads the configuration file, the BADGE_SERVICE_* environment variables and --data as
+        serve would, and prints every key, its effective value and where it came from (default,
+        FILE:LINE, the variable's name, or --data); secrets are shown as (set, hidden). Unknown
+        sections, keys and variables and bad values are all reported, one line each, and the
+        exit status is 1. Nothing is started and nothing is created.
+        """
+
+    static func run(_ args: inout CommandLineArguments, environment: [String: String], output: CommandOutput) throws {
+        if args.wantsHelp() { output.out(help); return }
+        let sub = try args.requiredPositional("config command (check)")
+        guard sub == "check" else { throw UsageError("unknown config command '\(sub)' (config commands: check)") }
+        let config = try CommonOptions.parse(&args, environment: environment).configuration
+        try args.finish()
+        for line in listing(config) { output.out(line) }
+        for warning in warnings(config) { output.err("badge-service: warning: \(warning)") }
+    }
+
+    /// The effective configuration, one line per key (and per store section), values aligned.
+    static func listing(_ config: ServiceConfiguration) -> [String] {
+        var rows: [(String, String)] = []
+        var section = ""
+        for value in config.effectiveValues {
+            let name = String(value.key.dropFirst().prefix { $0 != "]" })
+            if name != section, ServiceConfiguration.stores.contains(where: { $0.section == name }) {
+                let presence = config.presence(ofSection: name)
+                rows.append(("[\(name)] \(presence == nil ? "absent" : "present")", presence.map(\.description) ?? "default"))
+            }
+            section = name
+            rows.append(("\(value.key) = \(value.value.map { $0.isEmpty ? "\"\"" : $0 } ?? "(unset)")", value.source.description))
+        }
+        let width = rows.map(\.0.count).max() ?? 0
+        return rows.map { $0.0.padding(toLength: width + 2, withPad: " ", startingAt: 0) + $0.1 }
+    }
+
+    /// What `serve` would warn about at start.
+    static func warnings(_ config: ServiceConfiguration) -> [String] {
+        var lines = config.unusedSectionWarnings(deployedVerifiers: BadgeService.deployedVerifiers)
+        if config.creditTestPurchases || config.askStoreEveryRequest {
+            lines.append("[development] flags are on: never run this configuration where real money flows")
+        }
+        return lines
+    }
+}

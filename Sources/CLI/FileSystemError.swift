@@ -1,0 +1,113 @@
+import Foundation
+import Glibc
+
+/// A file-system failure in one line: what was attempted, on which path, and the system's
+/// reason (`cannot read /etc/x.ini: No such file or directory`), never a Foundation dump.
+public struct FileSystemError: Error, Equatable, CustomStringConvertible {
+    /// "read", "create", "write", …
+    public let action: String
+    public let path: String
+    public let reason: String
+
+    public init(_ action: String, path: String, reason: String) {
+        self.action = action
+        self.path = path
+        self.reason = reason
+    }
+
+    /// From `errno` after a failed system call.
+    public init(_ action: String, path: String, errno code: Int32) {
+        self.init(action, path: path, reason: String(cString: strerror(code)))
+    }
+
+    /// From a Foundation error: the path it names (else `path`) and the system's reason under it.
+    public init(_ action: String, path: String, _ error: any Error) {
+        let ns = error as NSError
+        let named = ns.userInfo[NSFilePathErrorKey] as? String ?? (ns.userInfo[NSURLErrorKey] as? URL)?.path
+        self.init(action, path: named ?? path, reason: Self.reason(error))
+    }
+
+    public var description: String { "cannot \(action) \(path): \(reason)" }
+
+    /// The system's words for a Foundation file error: its POSIX error when it carries one.
+    public static func reason(_ error: any Error) -> String {
+        let ns = error as NSError
+        if ns.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(ns.code))) }
+        if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        guard ns.domain == NSCocoaErrorDomain else { return String(describing: error) }
+        switch CocoaError.Code(rawValue: ns.code) {
+        case .fileNoSuchFile, .fileReadNoSuchFile: return String(cString: strerror(ENOENT))
+        case .fileReadNoPermission, .fileWriteNoPermission: return String(cString: strerror(EACCES))
+        case .fileWriteFileExists: return String(cString: strerror(EEXIST))
+        case .fileWriteVolumeReadOnly: return String(cString: strerror(EROFS))
+        case .fileWriteOutOfSpace: return String(cString: strerror(ENOSPC))
+        case .fileReadInapplicableStringEncoding, .fileWriteInapplicableStringEncoding: return "not UTF-8 text"
+        case .fileReadCorruptFile: return "unreadable contents"
+        case .fileReadTooLarge: return "too large"
+        case .fileWriteUnknown: return "cannot write"
+        case .fileReadUnknown: return "cannot read"
+        default: return "file system error \(ns.code)"
+        }
+    }
+
+    /// Whether `error` is a Foundation file error this type can put in one line.
+    static func isFoundationFileError(_ error: any Error) -> Bool {
+        let ns = error as NSError
+        return ns.domain == NSCocoaErrorDomain || ns.domain == NSPOSIXErrorDomain
+    }
+}
+
+/// Small reads with the system's reason on failure.
+enum FileSystem {
+    /// The whole of a regular file (a directory or device is refused with a reason).
+    static func read(_ path: String) -> Result<[UInt8], FileSystemError> {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return .failure(FileSystemError("read", path: path, errno: errno)) }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return .failure(FileSystemError("read", path: path, errno: errno)) }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            return .failure(FileSystemError("read", path: path, reason: info.st_mode & S_IFMT == S_IFDIR ? "is a directory" : "not a regular file"))
+        }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                return .failure(FileSystemError("read", path: path, errno: errno))
+            }
+            if n == 0 { return .success(bytes) }
+            bytes += buffer[0..<n]
+        }
+    }
+
+    /// Makes the directory `path` with `mode`, and its missing parents when `parents` (as
+    /// `mkdir -p`); an existing directory is no error.
+    static func makeDirectory(_ path: String, mode: mode_t, parents: Bool) -> Result<Void, FileSystemError> {
+        if parents {
+            var prefix = path.hasPrefix("/") ? "/" : ""
+            for component in path.split(separator: "/").dropLast() {
+                prefix += component + "/"
+                if mkdir(prefix, mode) != 0 && errno != EEXIST { return .failure(FileSystemError("create", path: prefix, errno: errno)) }
+            }
+        }
+        if mkdir(path, mode) == 0 { return .success(()) }
+        let code = errno
+        var info = stat()
+        if code == EEXIST, stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR { return .success(()) }
+        return .failure(FileSystemError("create", path: path, errno: code))
+    }
+
+    /// A UTF-8 text file.
+    static func readText(_ path: String) -> Result<String, FileSystemError> {
+        read(path).flatMap { bytes in
+            guard let text = String(validating: bytes, as: UTF8.self) else {
+                return .failure(FileSystemError("read", path: path, reason: "not UTF-8 text"))
+            }
+            return .success(text)
+        }
+    }
+}

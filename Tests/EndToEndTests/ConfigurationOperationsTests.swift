@@ -1,0 +1,136 @@
+import Foundation
+import Glibc
+import TestSupport
+import Testing
+
+/// Issue 7, item 9: strict configuration, `config check` and one-line file-system errors, tried
+/// on the real binary.
+extension OperationsTests {
+    func writeConfiguration(_ text: String, name: String = "badge-service.ini") throws -> String {
+        let path = dir.file(name)
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test func everyConfigurationMistakeIsReportedAtOnceAndNothingStarts() throws {
+        let file = try writeConfiguration("""
+            [server]
+            listn = 127.0.0.1:9000
+            max_body = "lots"
+            access_log = 'off'
+            [sever]
+            listen = 127.0.0.1:9001
+            [rpc]
+            front_token = "short"
+            this line is not a setting
+            """)
+        let data = dir.file("never-made")
+        let environment = ["BADGE_SERVICE_SERVER_LISTN": "127.0.0.1:9002", "BADGE_SERVICE_SERVER_WORKERS": "many"]
+        let expected = [
+            "badge-service: \(file):2: unknown key 'listn' in [server] (did you mean 'listen'?)",
+            "badge-service: \(file):3: [server] max_body = lots: expected an integer in 1...16777216",
+            "badge-service: \(file):5: unknown section [sever] (did you mean [server]?)",
+            "badge-service: \(file):8: [rpc] front_token = (hidden): expected 32 or more characters of A-Z a-z 0-9 - . _ ~ + / (then = padding)",
+            "badge-service: \(file):9: expected key = value, [section] or a # comment",
+            "badge-service: BADGE_SERVICE_SERVER_LISTN: unknown configuration variable (did you mean BADGE_SERVICE_SERVER_LISTEN?)",
+            "badge-service: BADGE_SERVICE_SERVER_WORKERS=many: expected an integer in 1...1024",
+        ]
+        for command in [["serve", "--listen", "127.0.0.1:0"], ["config", "check"], ["codes", "list"]] {
+            let r = try CLIResult.run(command + ["--config", file, "--data", data], in: dir.url, environment: environment)
+            #expect(r.status == 1, "\(command): \(r.stderr)")
+            #expect(r.stderr.split(separator: "\n").map(String.init) == expected, "\(command): \(r.stderr)")
+            #expect(r.stdout.isEmpty, "\(command): \(r.stdout)")
+            #expect(!r.stderr.contains("short"))
+        }
+        #expect(!FileManager.default.fileExists(atPath: data))
+    }
+
+    @Test func configCheckPrintsEveryKeyItsValueAndWhereItCameFromWithSecretsHidden() throws {
+        let token = String(repeating: "T", count: 40)
+        let secret = "sk_test_do_not_show"
+        let file = try writeConfiguration("""
+            # quoted values keep what is inside the quotes
+            [server]
+            listen = "127.0.0.1:9090"
+            data_dir = 'my data'
+            [stripe]
+            secret_key = \(secret)
+            """)
+        let r = try CLIResult.run(["config", "check", "--config", file], in: dir.url,
+                                  environment: ["BADGE_SERVICE_RPC_FRONT_TOKEN": token, "BADGE_SERVICE_SERVER": "http://[::1]:1"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let lines = r.stdout.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ") }
+        for line in [
+            "[server] listen = 127.0.0.1:9090 \(file):3",
+            "[server] data_dir = my data \(file):4",
+            "[server] max_body = 65536 default",
+            "[database] path = my data/badges.sqlite default",
+            "[rpc] front_token = (set, hidden) BADGE_SERVICE_RPC_FRONT_TOKEN",
+            "[apple] absent default",
+            "[apple] bundle_id = (unset) default",
+            "[stripe] present \(file):5",
+            "[stripe] secret_key = (set, hidden) \(file):6",
+            "[development] credit_test_purchases = off default",
+        ] {
+            #expect(lines.contains(line), "missing \(line) in \(r.stdout)")
+        }
+        #expect(!r.stdout.contains(token) && !r.stdout.contains(secret) && !r.stderr.contains(secret))
+        // the stripe section is not deployed: the warning serve would print, on standard error
+        #expect(r.stderr.contains("warning: [stripe] is ignored"), "\(r.stderr)")
+        // nothing was created: no data directory, relative or otherwise
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["badge-service.ini"])
+
+        // --data is a source too
+        let flagged = try CLIResult.run(["config", "check", "--data", dir.file("d")], in: dir.url)
+        #expect(flagged.status == 0 && flagged.stderr.isEmpty, "\(flagged.stderr)")
+        #expect(flagged.stdout.contains("[server] data_dir = \(dir.file("d"))"), "\(flagged.stdout)")
+        #expect(flagged.stdout.split(separator: "\n").contains { $0.hasPrefix("[server] data_dir") && $0.hasSuffix(" --data") })
+        #expect(!FileManager.default.fileExists(atPath: dir.file("d")))
+        #expect(try CLIResult.run(["config", "frobnicate"], in: dir.url).status == 2)
+    }
+
+    /// Each file-system failure is one line naming the path and the reason: never a Foundation
+    /// error dump, never SQLite's "unable to open database file" alone.
+    @Test func fileSystemFailuresAreOneLineNamingThePathAndTheReason() throws {
+        let data = dir.file("data")
+        #expect(try CLIResult.run(["init", "--data", data], in: dir.url).status == 0)
+        let aFile = try writeConfiguration("not a directory", name: "plain-file")
+        let blocked = dir.file("blocked-wal")
+        #expect(try CLIResult.run(["init", "--data", blocked], in: dir.url).status == 0)
+        for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: blocked + "/badges.sqlite" + suffix) }
+        try FileManager.default.createDirectory(atPath: blocked + "/badges.sqlite-wal", withIntermediateDirectories: false)
+        let cases: [(arguments: [String], config: String?, expected: String)] = [
+            (["codes", "list"], nil, "cannot read configuration file \(dir.file("missing.ini")): No such file or directory"),
+            (["codes", "list"], "[database]\npath = \(data)\n", "\(data)"),
+            (["serve", "--listen", "127.0.0.1:0"], "[database]\npath = \(aFile)/badges.sqlite\n", "\(aFile)/badges.sqlite: Not a directory"),
+            (["serve", "--listen", "127.0.0.1:0"], "[issuer]\nkey_file = \(data)\n", "cannot read issuer key file \(data): is a directory"),
+            // SQLite opens lazily: the write-ahead log it cannot open fails the first statement
+            (["serve", "--listen", "127.0.0.1:0", "--data", dir.file("blocked-wal")], nil,
+             "cannot open database \(dir.file("blocked-wal"))/badges.sqlite: unable to open database file"),
+            (["codes", "list", "--data", dir.file("blocked-wal")], nil,
+             "cannot open database \(dir.file("blocked-wal"))/badges.sqlite: unable to open database file"),
+            (["serve", "--listen", "127.0.0.1:0", "--data", aFile], nil, "\(aFile)"),
+            (["serve", "--listen", "127.0.0.1:0", "--data", aFile + "/sub"], nil, "\(aFile)/sub: Not a directory"),
+            (["backup", dir.file("missing/deeper")], nil, "\(dir.file("missing/deeper")): No such file or directory"),
+        ]
+        for (index, c) in cases.enumerated() {
+            var arguments = c.arguments
+            if !arguments.contains("--data") { arguments += ["--data", data] }
+            if index == 0 {
+                arguments += ["--config", dir.file("missing.ini")]
+            } else if let text = c.config {
+                arguments += ["--config", try writeConfiguration(text, name: "case-\(index).ini")]
+            }
+            let r = try runBriefly(arguments)
+            #expect(r.status == 1, "\(arguments): \(r.stderr)")
+            let lines = r.stderr.split(separator: "\n")
+            #expect(lines.count == 1, "\(arguments): \(r.stderr)")
+            #expect(r.stderr.contains(c.expected), "\(arguments): expected \(c.expected) in \(r.stderr)")
+            for dump in ["NSCocoaErrorDomain", "Error Domain", "The operation could not be completed", "Code="] {
+                #expect(!r.stderr.contains(dump), "\(arguments): \(r.stderr)")
+            }
+            #expect(!r.stderr.contains("unable to open database file") || r.stderr.contains("cannot open database \(dir.path)/"),
+                    "\(arguments): \(r.stderr)")
+        }
+    }
+}
