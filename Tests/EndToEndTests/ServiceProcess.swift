@@ -8,6 +8,8 @@ final class ServiceProcess: @unchecked Sendable {
     let data: TemporaryDirectory
     let process = Process()
     private(set) var port = 0
+    /// The host as URLs write it (`127.0.0.1`, `[::1]`).
+    let host: String
     let stderrPath: String
     let stdoutPath: String
     private var launched = false
@@ -23,14 +25,15 @@ final class ServiceProcess: @unchecked Sendable {
 
     /// Starts `serve` and waits until it listens. With a `launcher` (a program and its arguments,
     /// e.g. `faketime TIME`), the launcher runs the service as its child.
-    init(data: TemporaryDirectory = TemporaryDirectory("e2e"), arguments: [String] = [], environment: [String: String] = [:],
-         executable: String = ServiceProcess.executable, launcher: [String] = []) throws {
+    init(data: TemporaryDirectory = TemporaryDirectory("e2e"), listen: String = "127.0.0.1:0", arguments: [String] = [],
+         environment: [String: String] = [:], executable: String = ServiceProcess.executable, launcher: [String] = []) throws {
         self.data = data
         stderrPath = data.file("serve.err")
         stdoutPath = data.file("serve.out")
         FileManager.default.createFile(atPath: stderrPath, contents: nil)
         FileManager.default.createFile(atPath: stdoutPath, contents: nil)
-        let serve = ["serve", "--listen", "127.0.0.1:0", "--data", data.file("badge-data")] + arguments
+        let serve = ["serve", "--listen", listen, "--data", data.file("badge-data")] + arguments
+        host = String(listen[..<listen.lastIndex(of: ":")!])
         if let program = launcher.first {
             process.executableURL = URL(fileURLWithPath: program)
             process.arguments = Array(launcher.dropFirst()) + [executable] + serve
@@ -52,7 +55,7 @@ final class ServiceProcess: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline {
             if let text = try? String(contentsOfFile: stderrPath, encoding: .utf8),
-               let range = text.range(of: "listening on http://127.0.0.1:") {
+               let range = text.range(of: "listening on http://\(host):") {
                 let digits = text[range.upperBound...].prefix { $0.isNumber }
                 if let p = Int(digits) {
                     port = p
@@ -68,7 +71,7 @@ final class ServiceProcess: @unchecked Sendable {
         throw Failure("serve did not start listening: \(stderr)")
     }
 
-    var url: String { "http://127.0.0.1:\(port)" }
+    var url: String { "http://\(host):\(port)" }
     var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
     var accessLog: String { (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "" }
 

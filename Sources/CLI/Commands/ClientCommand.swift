@@ -31,7 +31,14 @@ enum ClientCommand {
 
     static func run(_ args: inout CommandLineArguments, environment: [String: String], output: CommandOutput) throws {
         if args.wantsHelp() { output.out(help); return }
-        let server = try args.option("server") ?? environment["BADGE_SERVICE_SERVER"] ?? "http://127.0.0.1:8080"
+        let url: ServerURL
+        if let server = try args.option("server") {
+            url = try ServerURL(parsing: server, named: "--server")
+        } else if let server = environment["BADGE_SERVICE_SERVER"] {
+            url = try ServerURL(parsing: server, named: "BADGE_SERVICE_SERVER")
+        } else {
+            url = try ServerURL(parsing: "http://127.0.0.1:8080", named: "the default server")
+        }
         let keyPath = try args.option("key-file") ?? "badge-client.json"
         let sub = try args.requiredPositional("client command (catalog, redeem, issue, send, show)")
         var keys = try ClientKeyFile.loadOrCreate(path: keyPath)
@@ -64,13 +71,8 @@ enum ClientCommand {
             o["purchaseKey"] = .string(keys.privateKey.publicKey.purchaseKeyText)
             envelope = .object(o)
         }
-        guard let url = URL(string: server.hasSuffix("/") ? server + "rpc" : server + "/rpc"), let host = url.host else {
-            throw UsageError("--server must be a URL such as http://127.0.0.1:8080")
-        }
         let body = envelope.serialized()
-        let reply = try RPCClient.post(url: url, body: body,
-                                       signer: signed ? RequestSigner(key: keys.privateKey) : nil,
-                                       authority: url.port.map { "\(host):\($0)" } ?? host)
+        let reply = try RPCClient.post(to: url, body: body, signer: signed ? RequestSigner(key: keys.privateKey) : nil)
         let response: RPCResponse
         do { response = try RPCResponse(json: try JSONValue.parse(reply.body)) } catch {
             throw CommandFailure("HTTP \(reply.status): the reply is not a protocol response")
@@ -101,7 +103,7 @@ struct ClientKeyFile {
         }
         let bytes: [UInt8]
         do { bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path))) } catch {
-            throw CommandFailure("cannot read \(path): \((error as NSError).localizedDescription)")
+            throw CommandFailure("cannot read \(path): \(FileSystemError.reason(error))")
         }
         guard let json = try? JSONValue.parse(bytes),
               let seed = json["purchaseKeySeed"]?.stringValue.flatMap(Base64URL.decode), seed.count == 32,
@@ -133,7 +135,8 @@ struct ClientKeyFile {
     }
 }
 
-/// One HTTP POST of a JSON body, signed when a signer is given.
+/// One HTTP POST of a JSON body to the server's `/rpc`, signed when a signer is given: over
+/// ``PlainHTTPClient`` for `http://` (IPv6 literals included), over URLSession for `https://`.
 enum RPCClient {
     struct Reply {
         var status: Int
@@ -141,30 +144,49 @@ enum RPCClient {
         var headers: [String: String]
     }
 
-    static func post(url: URL, body: [UInt8], signer: RequestSigner?, authority: String, timeout: TimeInterval = 30) throws -> Reply {
-        var request = URLRequest(url: url, timeoutInterval: timeout)
-        request.httpMethod = "POST"
-        request.httpBody = Data(body)
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+    /// Whole exchange deadline and largest response accepted.
+    static let timeout = Duration.seconds(30)
+    static let maxResponse = 1 << 20
+
+    static func post(to server: ServerURL, body: [UInt8], signer: RequestSigner?) throws -> Reply {
+        let target = server.target("/rpc")
+        var fields: [(name: String, value: String)] = [("Content-Type", "application/json")]
         if let signer {
-            let path = url.path.isEmpty ? "/" : url.path
             let headers: RequestSigner.Headers
             do {
-                headers = try signer.sign(method: "POST", authority: authority, path: path, query: url.query,
+                headers = try signer.sign(method: "POST", authority: server.authority, path: target, query: nil,
                                           body: body, created: systemClock())
-            } catch { throw CommandFailure("cannot sign a request to \(url)") }
-            for field in headers.fields { request.setValue(field.value, forHTTPHeaderField: field.name) }
+            } catch { throw CommandFailure("cannot sign a request to \(server.authority)") }
+            fields += headers.fields.map { ($0.name, $0.value) }
         }
-        let result = LockedValueBox<Result<Reply, any Error>>(.failure(CommandFailure("no reply")))
+        let place = "\(server.isHTTPS ? "https" : "http")://\(server.authority)\(target)"
+        guard !server.isHTTPS else { return try postTLS(to: place, fields: fields, body: body) }
+        let request = PlainHTTPClient.request(method: "POST", target: target, authority: server.authority, headers: fields, body: body)
+        let response = try PlainHTTPClient.exchange(host: server.host, port: server.port, request: request, timeout: timeout,
+                                                    maxResponse: maxResponse, describe: place)
+        return Reply(status: response.status, body: response.body, headers: response.headers)
+    }
+
+    /// `https://` through URLSession (which takes host names and IPv4 addresses).
+    static func postTLS(to place: String, fields: [(name: String, value: String)], body: [UInt8]) throws -> Reply {
+        guard let url = URL(string: place) else { throw CommandFailure("URLSession cannot reach \(place); use a host name") }
+        var request = URLRequest(url: url, timeoutInterval: Double(timeout.components.seconds))
+        request.httpMethod = "POST"
+        request.httpBody = Data(body)
+        for field in fields { request.setValue(field.value, forHTTPHeaderField: field.name) }
+        let result = LockedValueBox<Result<Reply, any Error>>(.failure(CommandFailure("no reply from \(place)")))
         let done = DispatchSemaphore(value: 0)
         URLSession.shared.dataTask(with: request) { data, response, error in
             if let error {
-                result.withLock { $0 = .failure(CommandFailure("cannot reach \(url): \(error.localizedDescription)")) }
+                result.withLock { $0 = .failure(CommandFailure("cannot reach \(place): \(error.localizedDescription)")) }
             } else if let http = response as? HTTPURLResponse {
                 var headers = [String: String]()
                 for (k, v) in http.allHeaderFields { headers["\(k)".lowercased()] = "\(v)" }
-                let reply = Reply(status: http.statusCode, body: Array(data ?? Data()), headers: headers)
-                result.withLock { $0 = .success(reply) }
+                let bytes = Array(data ?? Data())
+                result.withLock {
+                    $0 = bytes.count > maxResponse ? .failure(CommandFailure("\(place) sent a response over \(maxResponse) bytes"))
+                        : .success(Reply(status: http.statusCode, body: bytes, headers: headers))
+                }
             }
             done.signal()
         }.resume()
