@@ -100,7 +100,10 @@ public enum BadgeServiceCLI {
     /// One line for any failure; a Foundation file error that escaped its command's own
     /// wording still names its path and the system's reason.
     static func describe(_ error: any Error) -> String {
-        if FileSystemError.isFoundationFileError(error) { return FileSystemError("use", path: "a file", error).description }
+        if FileSystemError.isFoundationFileError(error) {
+            let failure = FileSystemError("use", path: "", error)
+            return failure.path.isEmpty ? "file system error: \(failure.reason)" : failure.description
+        }
         return String(describing: error)
     }
 }

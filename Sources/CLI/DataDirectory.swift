@@ -21,9 +21,10 @@ extension ServiceConfiguration {
            !FileManager.default.fileExists(atPath: dataDirectory, isDirectory: &isDirectory) || !isDirectory.boolValue {
             throw CommandFailure("no data directory \(dataDirectory): check --data (only serve and init create one)")
         }
-        guard FileManager.default.fileExists(atPath: databasePath) else {
+        guard FileManager.default.fileExists(atPath: databasePath, isDirectory: &isDirectory) else {
             throw CommandFailure("no database at \(databasePath): check --data (only serve and init create one)")
         }
+        guard !isDirectory.boolValue else { throw FileSystemError("open database", path: databasePath, reason: "is a directory") }
         return try SQLiteBadgeStore(path: databasePath)
     }
 }
@@ -57,7 +58,9 @@ public enum DataDirectorySetup {
             try config.createDataDirectory()
             created.append("created data directory \(config.dataDirectory)")
         }
-        let newDatabase = !FileManager.default.fileExists(atPath: config.databasePath)
+        var isDirectory: ObjCBool = false
+        let newDatabase = !FileManager.default.fileExists(atPath: config.databasePath, isDirectory: &isDirectory)
+        guard !isDirectory.boolValue else { throw FileSystemError("open database", path: config.databasePath, reason: "is a directory") }
         if newDatabase {
             // SQLite would create it 0644 (and its -wal and -shm files take the same mode).
             let fd = open(config.databasePath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)

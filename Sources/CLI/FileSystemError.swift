@@ -101,6 +101,36 @@ enum FileSystem {
         return .failure(FileSystemError("create", path: path, errno: code))
     }
 
+    /// Replaces `path` with `bytes` in one step (a temporary file beside it, then rename), the
+    /// new file readable by the owner only.
+    static func writeAtomically(_ path: String, _ bytes: [UInt8]) -> Result<Void, FileSystemError> {
+        let temporary = path + ".tmp"
+        unlink(temporary)
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { return .failure(FileSystemError("write", path: temporary, errno: errno)) }
+        var written = 0
+        while written < bytes.count {
+            let n = bytes[written...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else {
+                let code = errno
+                close(fd)
+                unlink(temporary)
+                return .failure(FileSystemError("write", path: temporary, errno: code))
+            }
+            written += n
+        }
+        let synced = fsync(fd) == 0 ? 0 : errno
+        close(fd)
+        guard synced == 0 else { unlink(temporary); return .failure(FileSystemError("write", path: temporary, errno: synced)) }
+        guard rename(temporary, path) == 0 else {
+            let code = errno
+            unlink(temporary)
+            return .failure(FileSystemError("replace", path: path, errno: code))
+        }
+        return .success(())
+    }
+
     /// A UTF-8 text file.
     static func readText(_ path: String) -> Result<String, FileSystemError> {
         read(path).flatMap { bytes in

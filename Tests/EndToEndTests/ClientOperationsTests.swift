@@ -40,6 +40,14 @@ extension OperationsTests {
             let bad = try CLIResult.run(["client", "--server", server, "--key-file", dir.file("k.json"), "catalog"], in: dir.url)
             #expect(bad.status == 2 && bad.stderr.contains("\(named) \(server): "), "\(bad.stderr)")
         }
+        // its key file: one line naming the path and the reason
+        let noDirectory = dir.file("missing/k.json")
+        let unwritable = try CLIResult.run(["client", "--key-file", noDirectory, "show"], in: dir.url)
+        #expect(unwritable.status == 1 && unwritable.stderr
+            == "badge-service: client key file: cannot write \(noDirectory).tmp: No such file or directory\n", "\(unwritable.stderr)")
+        let unreadable = try CLIResult.run(["client", "--key-file", dir.path, "show"], in: dir.url)
+        #expect(unreadable.status == 1 && unreadable.stderr
+            == "badge-service: client key file: cannot read \(dir.path): is a directory\n", "\(unreadable.stderr)")
         let fromVariable = try CLIResult.run(["client", "--key-file", dir.file("k.json"), "catalog"], in: dir.url,
                                              environment: ["BADGE_SERVICE_SERVER": "http://[::1"])
         #expect(fromVariable.status == 2 && fromVariable.stderr.contains("BADGE_SERVICE_SERVER http://[::1: missing ]"),

@@ -101,7 +101,8 @@ extension OperationsTests {
         try FileManager.default.createDirectory(atPath: blocked + "/badges.sqlite-wal", withIntermediateDirectories: false)
         let cases: [(arguments: [String], config: String?, expected: String)] = [
             (["codes", "list"], nil, "cannot read configuration file \(dir.file("missing.ini")): No such file or directory"),
-            (["codes", "list"], "[database]\npath = \(data)\n", "\(data)"),
+            (["codes", "list"], "[database]\npath = \(data)\n", "cannot open database \(data): is a directory"),
+            (["serve", "--listen", "127.0.0.1:0"], "[database]\npath = \(data)\n", "cannot open database \(data): is a directory"),
             (["serve", "--listen", "127.0.0.1:0"], "[database]\npath = \(aFile)/badges.sqlite\n", "\(aFile)/badges.sqlite: Not a directory"),
             (["serve", "--listen", "127.0.0.1:0"], "[issuer]\nkey_file = \(data)\n", "cannot read issuer key file \(data): is a directory"),
             // SQLite opens lazily: the write-ahead log it cannot open fails the first statement

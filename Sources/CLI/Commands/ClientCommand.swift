@@ -102,8 +102,9 @@ struct ClientKeyFile {
             return file
         }
         let bytes: [UInt8]
-        do { bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path))) } catch {
-            throw CommandFailure("cannot read \(path): \(FileSystemError.reason(error))")
+        switch FileSystem.read(path) {
+        case .success(let b): bytes = b
+        case .failure(let failure): throw CommandFailure("client key file: \(failure)")
         }
         guard let json = try? JSONValue.parse(bytes),
               let seed = json["purchaseKeySeed"]?.stringValue.flatMap(Base64URL.decode), seed.count == 32,
@@ -124,14 +125,9 @@ struct ClientKeyFile {
             obj["lastEntry"] = lastEntry.json
             o = .object(obj)
         }
-        let fm = FileManager.default
-        let tmp = path + ".tmp"
-        try? fm.removeItem(atPath: tmp)
-        guard fm.createFile(atPath: tmp, contents: Data(o.serialized()), attributes: [.posixPermissions: 0o600]) else {
-            throw CommandFailure("cannot write \(tmp)")
+        if case .failure(let failure) = FileSystem.writeAtomically(path, o.serialized()) {
+            throw CommandFailure("client key file: \(failure)")
         }
-        if fm.fileExists(atPath: path) { try fm.removeItem(atPath: path) }
-        try fm.moveItem(atPath: tmp, toPath: path)
     }
 }
 
