@@ -6,4 +6,13 @@ public protocol HTTPResponder: Sendable {
     /// Blocking here stalls every connection of that loop: hand slow work (database, outside
     /// APIs, BBS) to another queue and call `respond` from there.
     func handle(_ request: HTTPRequest, respond: @escaping @Sendable (HTTPResponse) -> Void)
+
+    /// The answer to a request the server refused before dispatching it (``HTTPRefusal``).
+    /// Called on an event-loop thread, synchronously: keep it cheap. The server sends it with
+    /// the refusal's status and closes the connection. By default, ``HTTPRefusal/defaultResponse``.
+    func refused(_ refusal: HTTPRefusal) -> HTTPResponse
+}
+
+extension HTTPResponder {
+    public func refused(_ refusal: HTTPRefusal) -> HTTPResponse { refusal.defaultResponse }
 }

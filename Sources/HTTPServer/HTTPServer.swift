@@ -6,10 +6,13 @@ final class ServerContext: Sendable {
     let configuration: HTTPServerConfiguration
     let responder: any HTTPResponder
     let gauge: ConnectionGauge
+    /// `responder.refused`, made once rather than per connection.
+    let refusals: @Sendable (HTTPRefusal) -> HTTPResponse
 
     init(configuration: HTTPServerConfiguration, responder: any HTTPResponder) {
         self.configuration = configuration
         self.responder = responder
+        refusals = { [responder] in responder.refused($0) }
         gauge = ConnectionGauge(limit: configuration.maxConnections)
     }
 }

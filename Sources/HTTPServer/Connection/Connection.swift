@@ -37,7 +37,8 @@ final class Connection: @unchecked Sendable {
         self.loop = loop
         machine = HTTPConnectionStateMachine(limits: loop.context.configuration.limits,
                                              timeouts: loop.context.configuration.timeouts,
-                                             remoteAddress: remoteAddress, clock: loop.clock)
+                                             remoteAddress: remoteAddress, clock: loop.clock,
+                                             refusals: loop.context.refusals)
     }
 
     var tag: UInt64 { UInt64(generation) << 32 | UInt64(slot) }

@@ -70,6 +70,8 @@ package struct HTTPConnectionStateMachine<Clock: HTTPConnectionClock> {
     let writeTimeout: UInt64
     let lingerTimeout: UInt64
     let remoteAddress: String
+    /// The responder's answer to a refusal (``HTTPResponder/refused(_:)``).
+    let refusals: @Sendable (HTTPRefusal) -> HTTPResponse
 
     private(set) var state: State
     /// When `deadlinePassed` must be called; nil while the responder works.
@@ -86,7 +88,9 @@ package struct HTTPConnectionStateMachine<Clock: HTTPConnectionClock> {
     private var drained = 0
 
     /// A machine for a connection accepted now.
-    package init(limits: HTTPLimits, timeouts: HTTPTimeouts, remoteAddress: String, clock: Clock) {
+    package init(limits: HTTPLimits, timeouts: HTTPTimeouts, remoteAddress: String, clock: Clock,
+                 refusals: @escaping @Sendable (HTTPRefusal) -> HTTPResponse = { $0.defaultResponse }) {
+        self.refusals = refusals
         self.clock = clock
         self.limits = limits
         headTimeout = timeouts.requestHead.nanoseconds
@@ -214,13 +218,17 @@ package struct HTTPConnectionStateMachine<Clock: HTTPConnectionClock> {
     }
 
     private mutating func refuse(status: Int, message: String) -> Action {
+        let requestLine = head.map { ($0.method, $0.target) } ?? parser.requestLine
+        var response = refusals(HTTPRefusal(status: status, message: message, method: requestLine?.0, target: requestLine?.1))
+        response.status = status
         parked = []
         parkedOffset = 0
         body = []
         head = nil
         state = .writing(close: true)
         deadline = clock.nanoseconds &+ writeTimeout
-        return .write(HTTPResponseEncoder.encodeError(status, message: message, isHEAD: parser.methodIsHEAD, clock: clock))
+        return .write(HTTPResponseEncoder.encode(response, isHEAD: parser.methodIsHEAD, version: .http1_1, close: true,
+                                                 clock: clock).bytes)
     }
 
     private mutating func processParked() -> Action {

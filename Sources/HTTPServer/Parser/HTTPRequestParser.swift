@@ -65,6 +65,9 @@ package struct HTTPRequestParser {
     var versionMinor: UInt8 = 0
     var fieldScanner: FieldSectionScanner
     var fields: [FieldMarks] = []
+    /// The method and target of the request being parsed once its request-line is complete,
+    /// kept until the next request begins, so that a refusal can say what it refused.
+    package private(set) var requestLine: (method: String, target: String)?
 
     // Chunked body state.
     var chunk: ChunkedState
@@ -107,6 +110,7 @@ package struct HTTPRequestParser {
         methodLength = 0
         methodCode = 0
         versionIndex = 0
+        requestLine = nil
         fields.removeAll(keepingCapacity: true)
         chunk = ChunkedState(limits: limits)
     }
@@ -208,7 +212,7 @@ package struct HTTPRequestParser {
                     state = .version
                     break
                 }
-                guard pos - targetStart < maxTarget else { return fail(.targetTooLong, consumed: i) }
+                guard pos - targetStart < maxTarget else { return failTargetTooLong(input, base: base, at: pos, consumed: i) }
                 if table[Int(b)] & HTTPGrammar.targetFlag != 0 && targetKind != .asterisk {
                     if b == UInt8(ascii: "%") { state = .targetPercent1 }
                 } else if b == lf {
@@ -219,7 +223,7 @@ package struct HTTPRequestParser {
                     return fail(.invalidTarget, consumed: i)
                 }
             case .targetPercent1, .targetPercent2:
-                guard pos - targetStart < maxTarget else { return fail(.targetTooLong, consumed: i) }
+                guard pos - targetStart < maxTarget else { return failTargetTooLong(input, base: base, at: pos, consumed: i) }
                 guard table[Int(b)] & HTTPGrammar.hexFlag != 0 else { return fail(.invalidTarget, consumed: i) }
                 state = state == .targetPercent1 ? .targetPercent2 : .target
             case .version:
@@ -248,6 +252,7 @@ package struct HTTPRequestParser {
             case .requestLineLF:
                 guard b == lf else { return fail(.bareCR, consumed: i) }
                 // The request-line is complete: decide what only the whole line can tell.
+                captureRequestLine(input, base: base)
                 if versionMajor != 1 { return fail(.unsupportedVersion, consumed: i) }
                 guard Self.knownMethodCodes.contains(where: { $0.code == methodCode && $0.length == methodLength }) else {
                     return fail(.unknownMethod, consumed: i)
@@ -273,6 +278,28 @@ package struct HTTPRequestParser {
         // Bounded by the limits checked above, plus the leading empty lines.
         headBytes.append(contentsOf: input)
         return (.needMoreData, count)
+    }
+
+    /// Copies the method and target out of the head's bytes (earlier reads in `headBytes`, the
+    /// rest in `input`). Both are usually short enough for Swift's inline strings.
+    private mutating func captureRequestLine(_ input: UnsafeRawBufferPointer, base: Int) {
+        func text(_ range: Range<Int>) -> String {
+            if range.lowerBound >= base {
+                return String(decoding: UnsafeRawBufferPointer(rebasing: input[(range.lowerBound - base)..<(range.upperBound - base)]),
+                              as: UTF8.self)
+            }
+            return String(decoding: range.map { $0 < base ? headBytes[$0] : input[$0 - base] }, as: UTF8.self)
+        }
+        requestLine = (text(methodStart..<(methodStart + methodLength)), text(targetStart..<targetEnd))
+    }
+
+    /// 414, keeping the method and the target's first `maxTargetLength` octets for the refusal
+    /// (its path is whole when a `?` came early, as in `POST /rpc?…`).
+    private mutating func failTargetTooLong(_ input: UnsafeRawBufferPointer, base: Int, at pos: Int,
+                                            consumed: Int) -> (event: Event, consumed: Int) {
+        targetEnd = pos
+        captureRequestLine(input, base: base)
+        return fail(.targetTooLong, consumed: consumed)
     }
 
     /// The empty line ending the head has been read (`consumed` bytes of `input`): builds the

@@ -1,0 +1,30 @@
+/// A request the server refused itself, before any responder saw it: a framing error (400), a
+/// limit (413, 414, 431), a deadline (408) or an unsupported version (505). The responder
+/// chooses the answer's body and headers (``HTTPResponder/refused(_:)``); the server keeps the
+/// status and closes the connection after it.
+public struct HTTPRefusal: Sendable, Equatable {
+    /// The status the server answers with.
+    public let status: Int
+    /// What was wrong, for the answer's message (never the client's bytes).
+    public let message: String
+    /// The method, when the request-line was read in full.
+    public let method: String?
+    /// The request-target as sent, when the request-line was read in full.
+    public let target: String?
+
+    public init(status: Int, message: String, method: String? = nil, target: String? = nil) {
+        self.status = status
+        self.message = message
+        self.method = method
+        self.target = target
+    }
+
+    /// The target's path (without the query), when the target is known.
+    public var path: String? {
+        guard let target else { return nil }
+        return target.firstIndex(of: "?").map { String(target[..<$0]) } ?? target
+    }
+
+    /// The server's own answer: the small JSON error document of ``HTTPResponse/error(status:message:headers:)``.
+    public var defaultResponse: HTTPResponse { .error(status: status, message: message) }
+}
