@@ -3,12 +3,14 @@ import Foundation
 import Handlers
 import HTTPServer
 import JSON
+import Logging
 import RequestAuth
 import Schema
 
 /// The HTTP surface (README, HTTP surface): `POST /rpc`, the operational `GET` routes, and
 /// the webhook paths. It authenticates, hands the body to the RPC layer, maps the answer to
-/// an HTTP status, and logs and counts every request.
+/// an HTTP status, and logs and counts every request — and every refusal of the HTTP layer —
+/// under a fresh request id, returned in `X-Request-Id`.
 public struct Gateway: HTTPResponder {
     /// Built once from `endpoints`; its handlers hold a copy of them, not the gateway, so
     /// nothing refers back to itself.
@@ -22,15 +24,24 @@ public struct Gateway: HTTPResponder {
         router = endpoints.router()
     }
 
-    /// Routes the request; what no route answers (404, 405, `OPTIONS *`) is logged and counted too.
+    /// Routes the request under a new ``RequestID`` (the worker pool carries it to the work it
+    /// runs); what no route answers (404, 405, `OPTIONS *`) is logged and counted too.
     public func handle(_ request: HTTPRequest, respond: @escaping @Sendable (HTTPResponse) -> Void) {
-        if router.allowedMethods(for: request.path).contains(request.method) {
-            return router.handle(request, respond: respond)
+        RequestID.$current.withValue(RequestID()) {
+            if router.allowedMethods(for: request.path).contains(request.method) {
+                return router.handle(request, respond: respond)
+            }
+            let started = ContinuousClock.now
+            router.handle(request) { [endpoints] response in
+                endpoints.finish(request, response, route: endpoints.route(for: request.path), started: started, respond)
+            }
         }
-        let started = ContinuousClock.now
-        router.handle(request) { [endpoints] response in
-            endpoints.finish(request, response, route: "unrouted", result: String(response.status), started: started, respond)
-        }
+    }
+
+    /// A refusal of the HTTP layer (framing, limits, timeouts), logged and counted like a
+    /// response. On `POST /rpc` the body is the protocol's `error` document (`bad_request`).
+    public func refused(_ refusal: HTTPRefusal) -> HTTPResponse {
+        endpoints.refused(refusal)
     }
 }
 
@@ -45,34 +56,46 @@ struct Endpoints: Sendable {
     /// Whether the database is writable and the issuer keys are loaded.
     let isReady: @Sendable () -> Bool
 
+    /// The route name of each path, as `route` labels and access lines give it.
+    static let routes = ["/rpc": "rpc", "/healthz": "healthz", "/readyz": "readyz", "/metrics": "metrics", "/schema": "schema",
+                         "/webhooks/stripe": "webhook_stripe", "/webhooks/btcpay": "webhook_btcpay"]
+
+    /// The route of `path`, or `unrouted` for a path no route serves.
+    func route(for path: String) -> String { Self.routes[path] ?? "unrouted" }
+
     func router() -> Router {
         var router = Router()
         router.add("POST", "/rpc") { request, respond in rpc(request, respond: respond) }
         router.add("GET", "/healthz") { request, respond in
-            finish(request, .status(200, "ok"), route: "healthz", result: "ok", started: .now, respond)
+            finish(request, .status(200, "ok"), route: "healthz", started: .now, respond)
         }
         router.add("GET", "/readyz") { request, respond in
             let started = ContinuousClock.now
             // Readiness writes to the database, so it runs off the event loop.
             guard pool.submit({
                 let ready = isReady()
-                finish(request, ready ? .status(200, "ready") : .status(503, "not ready"),
-                       route: "readyz", result: ready ? "ok" : "not_ready", started: started, respond)
+                finish(request, ready ? .status(200, "ready") : .status(503, "not ready"), route: "readyz", started: started, respond)
             }) else {
-                return finish(request, .status(503, "busy"), route: "readyz", result: "busy", started: started, respond)
+                return finish(request, .status(503, "busy"), route: "readyz", started: started, respond)
             }
         }
         router.add("GET", "/metrics") { request, respond in
-            let response = HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: metrics.render())
-            finish(request, response, route: "metrics", result: "ok", started: .now, respond)
+            let started = ContinuousClock.now
+            // The scrape reads the database's totals, so it runs off the event loop too.
+            guard pool.submit({
+                let response = HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: metrics.render())
+                finish(request, response, route: "metrics", started: started, respond)
+            }) else {
+                return finish(request, .status(503, "busy"), route: "metrics", started: started, respond)
+            }
         }
         router.add("GET", "/schema") { request, respond in
-            finish(request, .json(200, BadgeRPCSchema.text), route: "schema", result: "ok", started: .now, respond)
+            finish(request, .json(200, BadgeRPCSchema.text), route: "schema", started: .now, respond)
         }
         for provider in ["stripe", "btcpay"] {
             router.add("POST", "/webhooks/\(provider)") { request, respond in
                 let response = HTTPResponse.error(status: 501, message: "\(provider) settlement is not available in this version")
-                finish(request, response, route: "webhook_\(provider)", result: "not_built", started: .now, respond)
+                finish(request, response, route: "webhook_\(provider)", started: .now, respond)
             }
         }
         return router
@@ -85,11 +108,12 @@ struct Endpoints: Sendable {
         let started = ContinuousClock.now
         guard let type = request.headers.first("Content-Type"), Self.isJSON(type) else {
             let outcome = failure(.badRequest, "Content-Type must be application/json")
-            return finish(request, httpResponse(outcome, status: 415), route: "rpc", result: outcome.result, started: started, respond)
+            return finish(request, httpResponse(outcome, status: 415), route: "rpc", command: nil, result: outcome.result,
+                          started: started, respond)
         }
         let signed = RequestAuthenticator.carriesCredentials { request.headers.contains($0) }
         if !signed, let outcome = service.answerFromMemory(body: request.body) {
-            return finish(request, httpResponse(outcome), route: outcome.command ?? "rpc", result: outcome.result,
+            return finish(request, httpResponse(outcome), route: "rpc", command: outcome.command, result: outcome.result,
                           started: started, respond)
         }
         let accepted = pool.submit {
@@ -99,15 +123,15 @@ struct Endpoints: Sendable {
             case .valid(let signer): outcome = service.handle(body: request.body, caller: .signer(signer.publicKey))
             case .invalid(let refusal):
                 let refused = failure(.badRequest, refusal.reason)
-                return finish(request, httpResponse(refused, status: refusal.httpStatus), route: "rpc",
-                              result: "unauthenticated", started: started, respond)
+                return finish(request, httpResponse(refused, status: refusal.httpStatus), route: "rpc", command: nil,
+                              result: refused.result, started: started, respond)
             }
-            finish(request, httpResponse(outcome), route: outcome.command ?? "rpc", result: outcome.result,
+            finish(request, httpResponse(outcome), route: "rpc", command: outcome.command, result: outcome.result,
                    started: started, respond)
         }
         if !accepted {
             let busy = service.encode(RPCResponse(.overloaded(retryAfter: 1)), command: nil)
-            finish(request, httpResponse(busy), route: "rpc", result: busy.result, started: started, respond)
+            finish(request, httpResponse(busy), route: "rpc", command: nil, result: busy.result, started: started, respond)
         }
     }
 
@@ -128,14 +152,39 @@ struct Endpoints: Sendable {
         return HTTPResponse(status: status ?? outcome.httpStatus, headers: headers, body: outcome.body)
     }
 
-    func finish(_ request: HTTPRequest, _ response: HTTPResponse, route: String, result: String,
+    /// Sends `response` with the request's id in `X-Request-Id`, then counts and logs it.
+    /// `command` and `result` are the RPC command and protocol result code (nil outside RPC).
+    func finish(_ request: HTTPRequest, _ response: HTTPResponse, route: String, command: String? = nil, result: String? = nil,
                 started: ContinuousClock.Instant, _ respond: @Sendable (HTTPResponse) -> Void) {
+        let id = RequestID.current ?? RequestID()
+        var response = response
+        response.headers.replaceOrAdd(name: "X-Request-Id", value: id.text)
         respond(response)
         let elapsed = ContinuousClock.now - started
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        metrics.recordRequest(command: route, result: result, status: response.status, seconds: seconds)
-        accessLog?.record(at: clock(), method: request.method, path: request.path, status: response.status,
-                          command: route, result: result, seconds: seconds)
+        metrics.recordRequest(route: route, command: command, result: result, status: response.status, seconds: seconds)
+        accessLog?.record(requestID: id, method: request.method, path: request.path, route: route, command: command,
+                          status: response.status, result: result, seconds: seconds)
+    }
+
+    /// The answer to an HTTP-layer refusal, counted and logged under a new request id.
+    func refused(_ refusal: HTTPRefusal) -> HTTPResponse {
+        let id = RequestID()
+        let route = refusal.path.map { self.route(for: $0) } ?? "none"
+        var response: HTTPResponse
+        var result: String?
+        if refusal.method == "POST" && route == "rpc" {
+            let outcome = failure(.badRequest, refusal.message)
+            response = httpResponse(outcome, status: refusal.status)
+            result = outcome.result
+        } else {
+            response = .error(status: refusal.status, message: refusal.message)
+        }
+        response.headers.replaceOrAdd(name: "X-Request-Id", value: id.text)
+        metrics.recordRefusal(route: route, status: refusal.status)
+        accessLog?.record(requestID: id, method: refusal.method, path: refusal.path, route: route, command: nil,
+                          status: refusal.status, result: result, seconds: nil)
+        return response
     }
 
     /// `application/json`, with or without parameters, in any case.

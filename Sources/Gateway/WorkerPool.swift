@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// A fixed set of threads for the work the event loops must not do: signature checks,
 /// SQLite transactions and BBS signing. Bounded, so a flood of requests queues at most
@@ -25,12 +26,14 @@ public final class WorkerPool: @unchecked Sendable {
         }
     }
 
-    /// Queues `job`; false when the queue is full (the caller answers "busy").
+    /// Queues `job`; false when the queue is full (the caller answers "busy"). The job runs
+    /// under the submitter's ``RequestID``, so what it logs names the request.
     public func submit(_ job: @escaping @Sendable () -> Void) -> Bool {
+        let requestID = RequestID.current
         condition.lock()
         defer { condition.unlock() }
         guard jobs.count - head < capacity else { return false }
-        jobs.append(job)
+        jobs.append { RequestID.$current.withValue(requestID, operation: job) }
         condition.signal()
         return true
     }

@@ -5,7 +5,9 @@ import Gateway
 import Handlers
 import HTTPServer
 import Locking
+import Logging
 import RequestAuth
+import Storage
 
 /// The composition root: builds the store, the issuer, the RPC layer, the gateway and the HTTP
 /// server from a checked configuration, and runs them until SIGTERM or SIGINT.
@@ -39,8 +41,16 @@ enum ServiceAssembly {
             trustedFront: front)
         // The metrics read the server's gauge, but the server is made after them.
         let madeServer = LockedValueBox<HTTPServer?>(nil)
-        let metrics = Metrics(openConnections: { madeServer.withLock { $0 }?.openConnections ?? 0 })
-        let accessLog = config.accessLog ? AccessLog() : nil
+        // Standard output through a bounded buffer: a slow reader drops (and counts) lines, it never stalls serving.
+        let accessSink = config.accessLog ? LogSink(fd: STDOUT_FILENO) : nil
+        let metrics = Metrics(
+            version: BadgeServiceCLI.version,
+            openConnections: { madeServer.withLock { $0 }?.openConnections ?? 0 },
+            logLinesDropped: { accessSink?.droppedLines ?? 0 },
+            sources: [ProcessMetrics(),
+                      StoreMetrics(totals: { try store.totals() }, activeKeyIndex: { keyring.activeIndex },
+                                   databasePath: config.databasePath)])
+        let accessLog = accessSink.map { AccessLog(sink: $0) }
         let gateway = Gateway(service: service, authenticator: authenticator,
                               pool: WorkerPool(threads: config.workers, capacity: 4096), metrics: metrics,
                               accessLog: accessLog, clock: systemClock,
@@ -58,7 +68,9 @@ enum ServiceAssembly {
         let shown = config.listenHost.contains(":") ? "[\(config.listenHost)]" : config.listenHost
         ServiceLog.info("badge-service listening on http://\(shown):\(port) (data: \(dataDirectory), issuer key \(keyring.activeIndex))")
         server.runUntilTerminated()
-        accessLog?.flush()
+        if let accessSink, !accessSink.flush(timeout: 2) {
+            ServiceLog.warning("standard output did not take the last access-log lines within 2 s; they are lost")
+        }
         if let warning = prepared.checkpointForShutdown() { ServiceLog.warning(warning) }
         ServiceLog.info("badge-service stopped")
         return 0

@@ -96,7 +96,7 @@ import Testing
         #expect(try HTTP.request("GET", service.url + "/healthz").status == 200)
         #expect(try HTTP.request("GET", service.url + "/readyz").status == 200)
         let metrics = try HTTP.request("GET", service.url + "/metrics")
-        #expect(metrics.status == 200 && metrics.text.contains("badge_requests_total{command=\"redeemBadgeCode\",result=\"payment_pending\"} 1"))
+        #expect(metrics.status == 200 && metrics.text.contains("badge_requests_total{route=\"rpc\",command=\"redeemBadgeCode\",result=\"payment_pending\"} 1"))
         #expect(metrics.text.contains("badge_open_connections "))
         let schema = try HTTP.request("GET", service.url + "/schema")
         #expect(schema.status == 200 && schema.text == BadgeRPCSchema.text)

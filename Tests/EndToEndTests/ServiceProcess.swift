@@ -24,9 +24,11 @@ final class ServiceProcess: @unchecked Sendable {
     }
 
     /// Starts `serve` and waits until it listens. With a `launcher` (a program and its arguments,
-    /// e.g. `faketime TIME`), the launcher runs the service as its child.
+    /// e.g. `faketime TIME`), the launcher runs the service as its child. Standard output (the
+    /// access log) goes to `stdoutPath` unless `standardOutput` is given.
     init(data: TemporaryDirectory = TemporaryDirectory("e2e"), listen: String = "127.0.0.1:0", arguments: [String] = [],
-         environment: [String: String] = [:], executable: String = ServiceProcess.executable, launcher: [String] = []) throws {
+         environment: [String: String] = [:], executable: String = ServiceProcess.executable, launcher: [String] = [],
+         standardOutput: FileHandle? = nil) throws {
         self.data = data
         stderrPath = data.file("serve.err")
         stdoutPath = data.file("serve.out")
@@ -47,7 +49,7 @@ final class ServiceProcess: @unchecked Sendable {
         for (k, v) in environment { env[k] = v }
         process.environment = env
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: stdoutPath))
+        process.standardOutput = try standardOutput ?? FileHandle(forWritingTo: URL(fileURLWithPath: stdoutPath))
         guard FileManager.default.isExecutableFile(atPath: executable) else {
             throw Failure("no badge-service binary at \(executable); run `swift build --build-tests` first")
         }

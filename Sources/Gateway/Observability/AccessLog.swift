@@ -1,75 +1,39 @@
-import BadgeCore
 import Foundation
 import JSON
-import Locking
+import Logging
 
-/// One JSON line per request: time, method, path, status, command, result code, duration.
-/// Never bodies, headers, keys, codes or receipts — only what is listed here.
+/// One JSON line per response: time (UTC, milliseconds), level, request id, method, path,
+/// route, RPC command, HTTP status, protocol result code, duration. Never bodies, queries,
+/// headers, client addresses, keys, codes or receipts — only what is listed here.
 ///
-/// Lines are buffered and written every `flushInterval` (or sooner when 64 KiB pile up), so a
-/// busy server makes a few writes a second instead of one per request; a kill -9 can lose the
-/// last interval's lines, a graceful stop loses none (`flush()`).
-public final class AccessLog: Sendable {
+/// Lines go to `write`, normally a ``LogSink`` on standard output, which buffers them and never
+/// blocks the caller (lines it cannot hold are dropped and counted).
+public struct AccessLog: Sendable {
     private let write: @Sendable (String) -> Void
-    /// Lines not yet written (always empty when not `buffering`).
-    private let buffer = LockedValueBox("")
-    /// False when every line is written at once.
-    private let buffering: Bool
-    private static let flushSize = 64 * 1024
 
-    /// Writes lines through `write` (standard output by default); a background thread flushes
-    /// every `flushInterval` seconds, or never when it is nil (each line is then written at once).
-    public init(write: @escaping @Sendable (String) -> Void = AccessLog.standardOutput, flushInterval: Double? = 0.25) {
+    /// An access log handing each line to `write`.
+    public init(write: @escaping @Sendable (String) -> Void) {
         self.write = write
-        buffering = flushInterval != nil
-        if let flushInterval {
-            let thread = Thread { [weak self] in
-                while true {
-                    Thread.sleep(forTimeInterval: flushInterval)
-                    guard let log = self else { return }
-                    log.flush()
-                }
-            }
-            thread.name = "access-log"
-            thread.start()
-        }
     }
 
-    public static let standardOutput: @Sendable (String) -> Void = { line in
-        FileHandle.standardOutput.write(Data(line.utf8))
+    /// An access log on `sink`.
+    public init(sink: LogSink) {
+        write = { sink.append($0) }
     }
 
-    /// Writes what is buffered.
-    public func flush() {
-        buffer.withLock { buffer in
-            if !buffer.isEmpty {
-                write(buffer)
-                buffer = ""
-            }
-        }
-    }
-
-    /// Logs one request. `command` and `result` are protocol words, never client-supplied text.
-    public func record(at time: Timestamp, method: String, path: String, status: Int, command: String?, result: String?,
-                       seconds: Double) {
-        var entry = JSONObjectBuilder()
-        entry.add("ts", RFC3339.format(time))
-        entry.add("method", method)
-        entry.add("path", path)
-        entry.add("status", status)
-        entry.add("command", command)
-        entry.add("result", result)
+    /// Logs one response. `route`, `command` and `result` are the service's own words, never
+    /// client-supplied text; `path` is the request's path without its query.
+    public func record(requestID: RequestID, method: String?, path: String?, route: String, command: String?,
+                       status: Int, result: String?, seconds: Double?, at time: LogTime = .now) {
+        var line = LogLine(.info, "request", at: time, requestID: requestID)
+        line.add("method", method)
+        line.add("path", path)
+        line.add("route", route)
+        line.add("command", command)
+        line.add("status", status)
+        line.add("result", result)
         // Whole microseconds: finer digits would only be the clock's noise.
-        entry.add("durationMs", .number(JSONNumber((seconds * 1_000_000).rounded() / 1_000)))
-        let line = entry.json.text() + "\n"
-        // Written under the lock, so lines never interleave or reorder.
-        buffer.withLock { buffer in
-            guard buffering else { return write(line) }
-            buffer += line
-            if buffer.utf8.count >= Self.flushSize {
-                write(buffer)
-                buffer = ""
-            }
-        }
+        if let seconds { line.add("durationMs", .number(JSONNumber((seconds * 1_000_000).rounded() / 1_000))) }
+        write(line.text)
     }
 }

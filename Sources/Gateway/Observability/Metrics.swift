@@ -3,8 +3,14 @@ import Locking
 
 /// Counters and histograms for `GET /metrics` (Prometheus text format 0.0.4).
 ///
-/// One lock guards everything: updates are a few additions per request, far cheaper than
-/// the request itself, and a single lock keeps each scrape consistent.
+/// Requests are counted as they are answered; `sources` (the process, the database, the issuer
+/// keys) are read at scrape time. One lock guards the counters: updates are a few additions per
+/// request, far cheaper than the request itself, and a single lock keeps each scrape consistent.
+///
+/// Labels: `route` is the HTTP route (`rpc`, `healthz`, …, `unrouted` for a path no route
+/// serves, `none` when the request-line could not be read); `command` is the RPC command
+/// (empty elsewhere, and for an RPC body that names none); `result` is the protocol's result
+/// code (`ok` or an error code; empty outside RPC); the HTTP status has its own label.
 public final class Metrics: Sendable {
     /// Upper bounds of the latency buckets, in seconds.
     public static let latencyBuckets: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
@@ -15,33 +21,63 @@ public final class Metrics: Sendable {
         var sum: Double = 0
     }
 
+    private struct RequestKey: Hashable, Comparable {
+        let route: String, command: String, result: String
+        static func < (a: Self, b: Self) -> Bool { (a.route, a.command, a.result) < (b.route, b.command, b.result) }
+    }
+
+    private struct RouteCommand: Hashable, Comparable {
+        let route: String, command: String
+        static func < (a: Self, b: Self) -> Bool { (a.route, a.command) < (b.route, b.command) }
+    }
+
+    private struct RouteStatus: Hashable, Comparable {
+        let route: String, status: Int
+        static func < (a: Self, b: Self) -> Bool { (a.route, a.status) < (b.route, b.status) }
+    }
+
     private struct Counts {
-        var requests: [String: [String: UInt64]] = [:]   // command -> result -> count
-        var latency: [String: Histogram] = [:]          // command -> histogram
-        var statuses: [Int: UInt64] = [:]
+        var requests: [RequestKey: UInt64] = [:]
+        var latency: [RouteCommand: Histogram] = [:]
+        var responses: [RouteStatus: UInt64] = [:]
         var storeCalls: [String: [String: UInt64]] = [:] // store -> outcome -> count
     }
 
     private let counts = LockedValueBox(Counts())
+    private let version: String
     private let openConnections: @Sendable () -> Int
+    private let logLinesDropped: @Sendable () -> UInt64
+    private let sources: [any MetricsSource]
 
-    /// `openConnections` is read at scrape time (the HTTP server's gauge).
-    public init(openConnections: @escaping @Sendable () -> Int = { 0 }) {
+    /// `openConnections` and `logLinesDropped` are read at scrape time (the HTTP server's gauge,
+    /// the access log's sink), as are `sources`; `version` goes into `badge_build_info`.
+    public init(version: String = "unknown", openConnections: @escaping @Sendable () -> Int = { 0 },
+                logLinesDropped: @escaping @Sendable () -> UInt64 = { 0 }, sources: [any MetricsSource] = []) {
+        self.version = version
         self.openConnections = openConnections
+        self.logLinesDropped = logLinesDropped
+        self.sources = sources
     }
 
-    /// Records one answered request: its command (or route), result code, HTTP status and duration.
-    public func recordRequest(command: String, result: String, status: Int, seconds: Double) {
+    /// Records one request a route answered, with its duration.
+    public func recordRequest(route: String, command: String?, result: String?, status: Int, seconds: Double) {
         let bucket = Metrics.latencyBuckets.firstIndex { seconds <= $0 }
+        let key = RequestKey(route: route, command: command ?? "", result: result ?? "")
         counts.withLock { c in
-            c.requests[command, default: [:]][result, default: 0] += 1
-            c.statuses[status, default: 0] += 1
-            var h = c.latency[command] ?? Histogram()
+            c.requests[key, default: 0] += 1
+            c.responses[RouteStatus(route: route, status: status), default: 0] += 1
+            let latencyKey = RouteCommand(route: route, command: key.command)
+            var h = c.latency[latencyKey] ?? Histogram()
             if let bucket { h.counts[bucket] += 1 }
             h.total += 1
             h.sum += seconds
-            c.latency[command] = h
+            c.latency[latencyKey] = h
         }
+    }
+
+    /// Records a refusal the HTTP layer made before a request reached a route (400, 408, 413, …).
+    public func recordRefusal(route: String, status: Int) {
+        counts.withLock { $0.responses[RouteStatus(route: route, status: status), default: 0] += 1 }
     }
 
     /// Records one call to an outside store or provider and how it ended.
@@ -49,50 +85,58 @@ public final class Metrics: Sendable {
         counts.withLock { $0.storeCalls[store, default: [:]][outcome, default: 0] += 1 }
     }
 
-    /// The exposition text.
+    /// The exposition text. Reads `sources`, which may touch the database: call it off the loops.
     public func render() -> String {
-        let (requests, latency, statuses, storeCalls) = counts.withLock { ($0.requests, $0.latency, $0.statuses, $0.storeCalls) }
-        var out = ""
-        appendCounter(&out, "badge_requests_total", help: "Requests answered, by command and result code.",
-                      labels: ("command", "result"), requests)
-        out += "# HELP badge_http_responses_total Responses sent, by HTTP status.\n"
-        out += "# TYPE badge_http_responses_total counter\n"
-        for (status, n) in statuses.sorted(by: { $0.key < $1.key }) {
-            out += "badge_http_responses_total{status=\"\(status)\"} \(n)\n"
+        let c = counts.withLock { $0 }
+        var families: [MetricFamily] = []
+
+        var requests = MetricFamily("badge_requests_total", .counter,
+                                    help: "Requests answered by a route, by route, RPC command and protocol result code.")
+        for (key, n) in c.requests.sorted(by: { $0.key < $1.key }) {
+            requests.add([("route", key.route), ("command", key.command), ("result", key.result)], Double(n))
         }
-        out += "# HELP badge_request_duration_seconds Time from a complete request to its response, by command.\n"
-        out += "# TYPE badge_request_duration_seconds histogram\n"
-        for (command, h) in latency.sorted(by: { $0.key < $1.key }) {
+        families.append(requests)
+
+        var responses = MetricFamily("badge_http_responses_total", .counter,
+                                     help: "Responses sent, HTTP-layer refusals included, by route and HTTP status.")
+        for (key, n) in c.responses.sorted(by: { $0.key < $1.key }) {
+            responses.add([("route", key.route), ("status", String(key.status))], Double(n))
+        }
+        families.append(responses)
+
+        var latency = MetricFamily("badge_request_duration_seconds", .histogram,
+                                   help: "Time from a complete request to its response, by route and RPC command.")
+        for (key, h) in c.latency.sorted(by: { $0.key < $1.key }) {
+            let labels = [("route", key.route), ("command", key.command)]
             var cumulative: UInt64 = 0
             for (i, bound) in Metrics.latencyBuckets.enumerated() {
                 cumulative += h.counts[i]
-                out += "badge_request_duration_seconds_bucket{command=\"\(escape(command))\",le=\"\(bound)\"} \(cumulative)\n"
+                latency.samples.append(.init(name: "badge_request_duration_seconds_bucket", labels: labels + [("le", "\(bound)")],
+                                             value: Double(cumulative)))
             }
-            out += "badge_request_duration_seconds_bucket{command=\"\(escape(command))\",le=\"+Inf\"} \(h.total)\n"
-            out += "badge_request_duration_seconds_sum{command=\"\(escape(command))\"} \(h.sum)\n"
-            out += "badge_request_duration_seconds_count{command=\"\(escape(command))\"} \(h.total)\n"
+            latency.samples.append(.init(name: "badge_request_duration_seconds_bucket", labels: labels + [("le", "+Inf")],
+                                         value: Double(h.total)))
+            latency.samples.append(.init(name: "badge_request_duration_seconds_sum", labels: labels, value: h.sum))
+            latency.samples.append(.init(name: "badge_request_duration_seconds_count", labels: labels, value: Double(h.total)))
         }
-        appendCounter(&out, "badge_store_calls_total", help: "Calls to stores and payment providers, by outcome.",
-                      labels: ("store", "outcome"), storeCalls)
-        out += "# HELP badge_open_connections HTTP connections open now.\n"
-        out += "# TYPE badge_open_connections gauge\n"
-        out += "badge_open_connections \(openConnections())\n"
-        return out
-    }
+        families.append(latency)
 
-    /// A counter with two labels, in a stable order.
-    private func appendCounter(_ out: inout String, _ name: String, help: String, labels: (String, String),
-                               _ counts: [String: [String: UInt64]]) {
-        out += "# HELP \(name) \(help)\n# TYPE \(name) counter\n"
-        for (first, inner) in counts.sorted(by: { $0.key < $1.key }) {
-            for (second, n) in inner.sorted(by: { $0.key < $1.key }) {
-                out += "\(name){\(labels.0)=\"\(escape(first))\",\(labels.1)=\"\(escape(second))\"} \(n)\n"
+        var storeCalls = MetricFamily("badge_store_calls_total", .counter, help: "Calls to stores and payment providers, by outcome.")
+        for (store, outcomes) in c.storeCalls.sorted(by: { $0.key < $1.key }) {
+            for (outcome, n) in outcomes.sorted(by: { $0.key < $1.key }) {
+                storeCalls.add([("store", store), ("outcome", outcome)], Double(n))
             }
         }
-    }
+        families.append(storeCalls)
 
-    private func escape(_ s: String) -> String {
-        s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-            .replacingOccurrences(of: "\n", with: "\\n")
+        families.append(MetricFamily("badge_open_connections", .gauge, help: "HTTP connections open now.",
+                                     samples: [.init(name: "badge_open_connections", value: Double(openConnections()))]))
+        families.append(MetricFamily("badge_log_lines_dropped_total", .counter,
+                                     help: "Access-log lines dropped because standard output did not take them in time.",
+                                     samples: [.init(name: "badge_log_lines_dropped_total", value: Double(logLinesDropped()))]))
+        families.append(MetricFamily("badge_build_info", .gauge, help: "The running build; the value is always 1.",
+                                     samples: [.init(name: "badge_build_info", labels: [("version", version)], value: 1)]))
+        for source in sources { families += source.families() }
+        return families.map(\.text).joined()
     }
 }
