@@ -25,7 +25,15 @@ extension ServiceConfiguration {
             throw CommandFailure("no database at \(databasePath): check --data (only serve and init create one)")
         }
         guard !isDirectory.boolValue else { throw FileSystemError("open database", path: databasePath, reason: "is a directory") }
-        return try SQLiteBadgeStore(path: databasePath)
+        return try openDatabase()
+    }
+}
+
+extension ServiceConfiguration {
+    /// The database at `databasePath` with the configured busy timeout and readers.
+    func openDatabase() throws -> SQLiteBadgeStore {
+        try SQLiteBadgeStore(path: databasePath, busyTimeoutMilliseconds: databaseBusyTimeoutMilliseconds,
+                             readerCount: databaseReaders)
     }
 }
 
@@ -67,7 +75,7 @@ public enum DataDirectorySetup {
             guard fd >= 0 else { throw FileSystemError("create database", path: config.databasePath, errno: errno) }
             close(fd)
         }
-        let store = try SQLiteBadgeStore(path: config.databasePath)
+        let store = try config.openDatabase()
         if newDatabase { created.append("created database \(config.databasePath)") }
         if try DefaultCatalog.seedIfEmpty(store, at: systemClock()) { created.append("seeded the default catalog") }
         let (keyring, madeKey) = try IssuerKeyFile.loadOrCreate(path: config.issuerKeyFile,

@@ -18,9 +18,9 @@ public struct Gateway: HTTPResponder {
     private let endpoints: Endpoints
 
     public init(service: BadgeService, authenticator: RequestAuthenticator, pool: WorkerPool, metrics: Metrics,
-                accessLog: AccessLog?, clock: @escaping @Sendable () -> Timestamp, isReady: @escaping @Sendable () -> Bool) {
+                accessLog: AccessLog?, clock: @escaping @Sendable () -> Timestamp, readiness: @escaping @Sendable () -> Readiness) {
         endpoints = Endpoints(service: service, authenticator: authenticator, pool: pool, metrics: metrics,
-                              accessLog: accessLog, clock: clock, isReady: isReady)
+                              accessLog: accessLog, clock: clock, readiness: readiness)
         router = endpoints.router()
     }
 
@@ -53,8 +53,8 @@ struct Endpoints: Sendable {
     let metrics: Metrics
     let accessLog: AccessLog?
     let clock: @Sendable () -> Timestamp
-    /// Whether the database is writable and the issuer keys are loaded.
-    let isReady: @Sendable () -> Bool
+    /// Whether the database is writable and the issuer keys are loaded, or why not.
+    let readiness: @Sendable () -> Readiness
 
     /// The route name of each path, as `route` labels and access lines give it.
     static let routes = ["/rpc": "rpc", "/healthz": "healthz", "/readyz": "readyz", "/metrics": "metrics", "/schema": "schema",
@@ -73,8 +73,12 @@ struct Endpoints: Sendable {
             let started = ContinuousClock.now
             // Readiness writes to the database, so it runs off the event loop.
             guard pool.submit({
-                let ready = isReady()
-                finish(request, ready ? .status(200, "ready") : .status(503, "not ready"), route: "readyz", started: started, respond)
+                switch readiness() {
+                case .ready:
+                    finish(request, .status(200, "ready"), route: "readyz", started: started, respond)
+                case .notReady(let reason):
+                    finish(request, .status(503, "not ready", reason: reason), route: "readyz", started: started, respond)
+                }
             }) else {
                 return finish(request, .status(503, "busy"), route: "readyz", started: started, respond)
             }
@@ -201,9 +205,11 @@ extension HTTPResponse {
         HTTPResponse(status: status, contentType: "application/json", body: body)
     }
 
-    /// The probes' small answer, `{"status":"…"}`.
-    static func status(_ status: Int, _ state: String) -> HTTPResponse {
-        HTTPResponse(status: status, headers: ["Content-Type": "application/json"],
-                     body: (["status": .string(state)] as JSONValue).serialized())
+    /// The probes' small answer, `{"status":"…"}`, with a one-line `reason` when not ready.
+    static func status(_ status: Int, _ state: String, reason: String? = nil) -> HTTPResponse {
+        var body = JSONObject()
+        body["status"] = .string(state)
+        if let reason { body["reason"] = .string(reason) }
+        return HTTPResponse(status: status, headers: ["Content-Type": "application/json"], body: JSONValue.object(body).serialized())
     }
 }

@@ -124,6 +124,10 @@ public final class BadgeService: Sendable {
                 }
             }
             return outcome(try dispatch(request.command, key: key), command: name)
+        } catch StorageError.busy {
+            // Another process (an operator command, a backup) held the write lock past the busy
+            // timeout: transient, and nothing of this request was written.
+            return outcome(.init(.databaseBusy(retryAfter: 1)), command: name)
         } catch let error as BadgeServiceError {
             if case .internal(let detail) = error { configuration.reportInternalError("\(name): \(detail)") }
             return outcome(.init(error), command: name)

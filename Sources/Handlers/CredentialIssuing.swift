@@ -5,6 +5,6 @@ import BadgeCore
 public protocol CredentialIssuing: Sendable {
     /// A credential over `masterKey`, `badgeType` and `expiry` with the active issuer key.
     func issue(masterKey: [UInt8], badgeType: BadgeType, expiry: Timestamp) throws -> BadgeCredential
-    /// Whether the issuer keys are loaded and usable (for /readyz).
-    var isReady: Bool { get }
+    /// Whether the issuer keys are loaded and usable, or why not (for /readyz).
+    var readiness: Readiness { get }
 }

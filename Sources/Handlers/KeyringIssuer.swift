@@ -11,5 +11,6 @@ public struct KeyringIssuer: CredentialIssuing {
         try keyring.sign(masterKey: masterKey, expiry: expiry, badgeType: badgeType)
     }
 
-    public var isReady: Bool { true }
+    /// A keyring is only made from keys that check out, and the active one can sign.
+    public var readiness: Readiness { .ready }
 }

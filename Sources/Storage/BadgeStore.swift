@@ -9,8 +9,8 @@ public protocol BadgeStore: Sendable {
     func read<T>(_ body: (any StoreReader) throws -> T) throws -> T
     /// Runs `body` in one transaction: all of its writes land, or none.
     func write<T>(_ body: (any StoreWriter) throws -> T) throws -> T
-    /// Whether a write can be made now (for /readyz).
-    func isWritable() -> Bool
+    /// Whether a write lands and a read succeeds now, or why not (for /readyz).
+    func readiness() -> Readiness
 }
 
 /// Queries, inside a read or write transaction.

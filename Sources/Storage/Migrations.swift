@@ -84,6 +84,15 @@ enum Migrations {
             UNIQUE (provider, provider_ref)
         );
         """),
+        // One row that /readyz rewrites: a write that lands proves the database writable, which
+        // BEGIN IMMEDIATE alone does not (SQLite grants it on a file it opened read-only).
+        (3, """
+        CREATE TABLE service_readiness (
+            id      INTEGER PRIMARY KEY CHECK (id = 1),
+            probes  INTEGER NOT NULL
+        );
+        INSERT INTO service_readiness (id, probes) VALUES (1, 0);
+        """),
     ]
 
     static var latestVersion: Int { steps.last!.version }

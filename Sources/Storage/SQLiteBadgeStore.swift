@@ -5,9 +5,9 @@ import Ledger
 public final class SQLiteBadgeStore: BadgeStore {
     public let database: SQLiteDatabase
 
-    /// Opens (creating and migrating if needed) the database file at `path`.
-    public init(path: String) throws {
-        database = try SQLiteDatabase(path: path)
+    /// Opens (creating and migrating if needed) the database file at `path`; see ``SQLiteDatabase/init(path:busyTimeoutMilliseconds:readerCount:)``.
+    public init(path: String, busyTimeoutMilliseconds: Int = SQLiteDatabase.defaultBusyTimeoutMilliseconds, readerCount: Int = 2) throws {
+        database = try SQLiteDatabase(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds, readerCount: readerCount)
     }
 
     public func read<T>(_ body: (any StoreReader) throws -> T) throws -> T {
@@ -18,7 +18,7 @@ public final class SQLiteBadgeStore: BadgeStore {
         try database.write { try body(SQLiteStoreTransaction(conn: $0)) }
     }
 
-    public func isWritable() -> Bool { database.isWritable() }
+    public func readiness() -> Readiness { database.readiness() }
 
     /// Whether any purchase was ever made (then issued credentials depend on the issuer key).
     public func holdsPurchases() throws -> Bool {

@@ -8,7 +8,11 @@ final class SQLiteConnection {
     let handle: OpaquePointer
     private var statements: [String: OpaquePointer] = [:]
 
-    init(path: String, readOnly: Bool) throws {
+    /// Opens `path`. SQLite opens a file it may not write read-only even when asked for
+    /// read-write; such a connection leaves the journal mode as it is (its writes fail, which
+    /// /readyz reports).
+    /// A write waits up to `busyTimeoutMilliseconds` for another process's write lock.
+    init(path: String, readOnly: Bool, busyTimeoutMilliseconds: Int32 = Int32(SQLiteDatabase.defaultBusyTimeoutMilliseconds)) throws {
         var db: OpaquePointer?
         let flags = (readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)) | SQLITE_OPEN_NOMUTEX
         let rc = sqlite3_open_v2(path, &db, flags, nil)
@@ -20,11 +24,12 @@ final class SQLiteConnection {
         handle = db
         // Extended result codes tell a UNIQUE race (a conflict) from a failed CHECK (a bug).
         sqlite3_extended_result_codes(db, 1)
-        // A concurrent writer (the CLI beside the server) waits rather than failing at once.
-        sqlite3_busy_timeout(db, 5_000)
+        // A concurrent writer (the CLI beside the server) waits rather than failing at once, but
+        // only briefly: past the timeout the service answers a retryable error (README, Storage).
+        sqlite3_busy_timeout(db, busyTimeoutMilliseconds)
         do {
             try execute("PRAGMA foreign_keys = ON")
-            if !readOnly {
+            if !readOnly && sqlite3_db_readonly(db, "main") != 1 {
                 try execute("PRAGMA journal_mode = WAL")
                 try execute("PRAGMA synchronous = FULL")
             }

@@ -1,3 +1,4 @@
+import BadgeCore
 import Foundation
 import Locking
 
@@ -5,23 +6,49 @@ import Locking
 ///
 /// Every write runs in one `BEGIN IMMEDIATE` transaction on the single writer connection,
 /// serialised by a lock inside the process and by SQLite's write lock across processes
-/// (the CLI may write while the server runs). Reads use a small pool of read-only
-/// connections, which WAL lets run beside the writer.
+/// (the CLI may write while the server runs). Reads use a fixed pool of read-only connections,
+/// opened and tried at start so a failure shows there and not on a later request; WAL lets them
+/// run beside the writer. A read waits for a free reader rather than opening another.
 ///
 /// `@unchecked Sendable`: the writer connection is used only under `writeLock` (held for a whole
 /// transaction), and the pool of readers only inside its box (a reader taken from it is used by
-/// one thread until put back).
+/// one thread until put back); `freeReaders` counts the readers in the box.
 public final class SQLiteDatabase: @unchecked Sendable {
+    /// How long a write waits for another process's write lock unless configured: well under the
+    /// seconds a client waits, since past it the service answers a retryable error.
+    public static let defaultBusyTimeoutMilliseconds = 1_000
+
     public let path: String
     private let writer: SQLiteConnection
     private let writeLock = NSLock()
     private let readers = LockedValueBox<[SQLiteConnection]>([])
+    private let freeReaders: DispatchSemaphore
 
-    /// Opens (creating if needed) the database at `path` and applies pending migrations.
-    public init(path: String) throws {
+    /// Opens (creating if needed) the database at `path`, applies pending migrations and opens
+    /// `readerCount` readers, each tried with a read. A write waits up to
+    /// `busyTimeoutMilliseconds` for another process's lock. Any failure is
+    /// ``StorageError/cannotOpen(path:reason:)`` naming the file, or ``StorageError/newerSchema(found:supported:)``.
+    public init(path: String, busyTimeoutMilliseconds: Int = SQLiteDatabase.defaultBusyTimeoutMilliseconds,
+                readerCount: Int = 2) throws {
         self.path = path
-        writer = try SQLiteConnection(path: path, readOnly: false)
-        try Migrations.apply(to: writer)
+        let timeout = Int32(clamping: busyTimeoutMilliseconds)
+        do {
+            writer = try SQLiteConnection(path: path, readOnly: false, busyTimeoutMilliseconds: timeout)
+            try Migrations.apply(to: writer)
+            var opened: [SQLiteConnection] = []
+            for _ in 0..<max(1, readerCount) {
+                let reader = try SQLiteConnection(path: path, readOnly: true, busyTimeoutMilliseconds: timeout)
+                try reader.query("SELECT COUNT(*) FROM schema_migrations")
+                opened.append(reader)
+            }
+            readers.withLock { $0 = opened }
+            freeReaders = DispatchSemaphore(value: opened.count)
+        } catch let error as StorageError {
+            switch error {
+            case .cannotOpen, .newerSchema: throw error
+            default: throw StorageError.cannotOpen(path: path, reason: error.reasonText)
+            }
+        }
     }
 
     /// Runs `body` in one write transaction; commits if it returns, rolls back if it throws.
@@ -48,15 +75,31 @@ public final class SQLiteDatabase: @unchecked Sendable {
         return try body(conn)
     }
 
-    /// Whether a write transaction can start and finish now (for /readyz).
-    public func isWritable() -> Bool {
-        (try? write { try $0.query("SELECT 1") }) != nil
+    /// Whether a write lands now and a reader reads (for /readyz): one short write transaction
+    /// that changes a row, then a read of it on a pooled reader. Not ready names the database
+    /// and SQLite's reason: read-only, busy past the timeout, or any other failure.
+    public func readiness() -> Readiness {
+        do {
+            _ = try write { try $0.query("UPDATE service_readiness SET probes = probes + 1 WHERE id = 1") }
+        } catch StorageError.busy {
+            return .notReady(reason: "database \(path) is busy: another process holds its write lock")
+        } catch {
+            let reason = (error as? StorageError)?.reasonText ?? "\(error)"
+            return .notReady(reason: "database \(path) is not writable: \(reason)")
+        }
+        do {
+            _ = try read { try $0.query("SELECT probes FROM service_readiness") }
+        } catch {
+            let reason = (error as? StorageError)?.reasonText ?? "\(error)"
+            return .notReady(reason: "database \(path) cannot be read: \(reason)")
+        }
+        return .ready
     }
 
     /// Clean shutdown: closes the pooled readers and takes the database out of WAL mode, which
     /// checkpoints the log into the database file and removes the `-wal` and `-shm` files (the
     /// next open returns to WAL). Returns the journal mode in effect after it: "delete", or still
-    /// "wal" when another process (an operator command) has the database open.
+    /// "wal" when another process (an operator command) has the database open. Reads fail after it.
     public func checkpointForShutdown() throws -> String {
         readers.withLock { $0.removeAll() }
         writeLock.lock()
@@ -65,14 +108,17 @@ public final class SQLiteDatabase: @unchecked Sendable {
     }
 
     private func takeReader() throws -> SQLiteConnection {
-        if let conn = readers.withLock({ $0.popLast() }) { return conn }
-        return try SQLiteConnection(path: path, readOnly: true)
+        freeReaders.wait()
+        guard let conn = readers.withLock({ $0.popLast() }) else {
+            freeReaders.signal()
+            throw StorageError.cannotOpen(path: path, reason: "the database was closed for shutdown")
+        }
+        return conn
     }
 
     private func returnReader(_ conn: SQLiteConnection) {
-        readers.withLock { pool in
-            if pool.count < 8 { pool.append(conn) }
-        }
+        readers.withLock { $0.append(conn) }
+        freeReaders.signal()
     }
 }
 

@@ -41,6 +41,12 @@ public enum StorageError: Error, Equatable, CustomStringConvertible {
         }
     }
 
+    /// The failure without the code SQLite gives it: what a line naming the file ends with.
+    public var reasonText: String {
+        if case .sqlite(_, let message) = self { return message }
+        return description
+    }
+
     /// Classifies an extended result code (connections enable extended codes, so `extended`
     /// tells which constraint failed; its low byte is the primary code).
     static func classify(extended: Int32, message: String) -> StorageError {

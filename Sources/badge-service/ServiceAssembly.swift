@@ -29,6 +29,10 @@ enum ServiceAssembly {
         for line in prepared.created { ServiceLog.info(line) }
         let store = prepared.store, keyring = prepared.keyring
 
+        // A database SQLite could open only read-only starts (the operator may fix the mount),
+        // but says so now, and /readyz answers 503 with the same reason until it is writable.
+        if case .notReady(let reason) = store.readiness() { ServiceLog.warning("not ready: \(reason)") }
+
         let issuer = KeyringIssuer(keyring: keyring)
         let service = BadgeService(store: store, issuer: issuer, clock: systemClock,
                                    configuration: .init(reportInternalError: { ServiceLog.error($0) }))
@@ -54,7 +58,7 @@ enum ServiceAssembly {
         let gateway = Gateway(service: service, authenticator: authenticator,
                               pool: WorkerPool(threads: config.workers, capacity: 4096), metrics: metrics,
                               accessLog: accessLog, clock: systemClock,
-                              isReady: { issuer.isReady && store.isWritable() })
+                              readiness: { store.readiness().and { issuer.readiness } })
         let server = HTTPServer(
             configuration: HTTPServerConfiguration(
                 host: config.listenHost, port: config.listenPort,

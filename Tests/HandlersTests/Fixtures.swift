@@ -30,7 +30,7 @@ final class CountingIssuer: CredentialIssuing, Sendable {
         set { refusing.withLock { $0 = newValue } }
     }
     var count: Int { signed.withLock { $0 } }
-    var isReady: Bool { true }
+    var readiness: Readiness { .ready }
 
     struct Refused: Error {}
 

@@ -22,7 +22,7 @@ import Testing
         }
         let store = try open()
         #expect(try store.read { try $0.prices() }.map(\.priceId) == ["p1"])
-        #expect(store.isWritable())
+        #expect(store.readiness() == .ready)
     }
 
     @Test func catalogRoundTrip() throws {

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import RequestAuth
+import Storage
 
 /// Everything `serve` and the operator commands need, from defaults, the INI file, the
 /// environment (`BADGE_SERVICE_<SECTION>_<KEY>`) and command-line flags, in that order of
@@ -22,6 +23,9 @@ public struct ServiceConfiguration: Sendable, Equatable {
     public var dataDirectory = "badge-data"
     // [database]
     public var databasePathSetting: String?
+    /// How long a write waits for another process's write lock before the request is answered
+    /// `rate_limited` (README, Configuration).
+    public var databaseBusyTimeoutMilliseconds = SQLiteDatabase.defaultBusyTimeoutMilliseconds
     // [issuer]
     public var issuerKeyFileSetting: String?
     // [rpc]
@@ -45,6 +49,9 @@ public struct ServiceConfiguration: Sendable, Equatable {
     public var databasePath: String { databasePathSetting ?? dataDirectory + "/badges.sqlite" }
     /// The issuer key file.
     public var issuerKeyFile: String { issuerKeyFileSetting ?? dataDirectory + "/issuer-keys.json" }
+    /// Read-only connections opened at start: one per worker, at most 8 (reads are short, and a
+    /// worker past them waits for one).
+    public var databaseReaders: Int { min(max(workers, 1), 8) }
 
     /// The providers whose sections are present.
     public var configuredProviders: Set<String> {
@@ -81,6 +88,7 @@ public struct ServiceConfiguration: Sendable, Equatable {
         .integer("server", "signature_window", \.signatureWindowSeconds, in: 1...86_400),
         .flag("server", "access_log", \.accessLog),
         .path("database", "path", \.databasePathSetting, shown: { $0.databasePath }),
+        .integer("database", "busy_timeout_ms", \.databaseBusyTimeoutMilliseconds, in: 0...60_000),
         .path("issuer", "key_file", \.issuerKeyFileSetting, shown: { $0.issuerKeyFile }),
         .text("rpc", "front_token", \.frontToken, secret: true, validate: { v throws(ConfigurationKey.Rejection) in
             do { _ = try TrustedFront.enabled(token: v) } catch {
