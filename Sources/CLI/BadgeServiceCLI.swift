@@ -35,7 +35,7 @@ public enum BadgeServiceCLI {
           serve     run the service (default: 127.0.0.1:8080, data in ./badge-data)
           init      prepare a data directory (database, catalog, issuer key) as the first serve does
           backup    copy the database (online, safe while serving) and the issuer key to a new directory
-          issuer    issuer BBS keys: keygen, show, add, sign, verify
+          issuer    issuer BBS keys: keygen, show, add, activate, sign, verify
           codes     redemption codes: create, revoke, list
           catalog   prices and offers: list, add-price, add-offer, deprecate, disable
           ledger    a purchase's months ledger: show, credit

@@ -71,6 +71,15 @@ public struct IssuerKeyring: Sendable {
         try signer.sign(masterKey: masterKey, expiry: expiry, badgeType: badgeType)
     }
 
+    /// The indexes, in order, whose public key is another in `next`: a reload refuses them,
+    /// since a key changed under an index in use would invalidate every credential it signed.
+    public func changedIndexes(in next: IssuerKeyring) -> [Int] {
+        entries.keys.sorted().filter { index in
+            guard let replacement = next.entries[index] else { return false }
+            return replacement.publicKey != entries[index]!.publicKey
+        }
+    }
+
     /// Whether `credential` verifies under the key its `keyIndex` names (false for unknown indexes).
     public func verify(_ credential: BadgeCredential) -> Bool {
         guard let key = entries[credential.keyIndex]?.publicKey else { return false }

@@ -4,16 +4,19 @@ import Glibc
 extension HTTPServer {
     /// Blocks until SIGTERM or SIGINT arrives, then shuts down gracefully and returns once the
     /// loops have stopped. The executable's `serve` is: start, `runUntilTerminated()`, exit 0.
+    /// With `onHangup`, SIGHUP calls it (on the signal queue, one at a time) and serving goes on.
     ///
-    /// The two signals are ignored process-wide from then on (their default action would kill the
+    /// The signals are ignored process-wide from then on (their default action would kill the
     /// process before in-flight responses are written); Dispatch signal sources observe them.
-    public func runUntilTerminated() {
+    public func runUntilTerminated(onHangup: (@Sendable () -> Void)? = nil) {
         let queue = DispatchQueue(label: "http-server.signals")
         var sources: [any DispatchSourceSignal] = []
-        for signalNumber in [SIGTERM, SIGINT] {
+        var handlers: [(Int32, @Sendable () -> Void)] = [(SIGTERM, { [self] in shutdown() }), (SIGINT, { [self] in shutdown() })]
+        if let onHangup { handlers.append((SIGHUP, onHangup)) }
+        for (signalNumber, handler) in handlers {
             signal(signalNumber, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: queue)
-            source.setEventHandler { [self] in shutdown() }
+            source.setEventHandler(handler: handler)
             source.resume()
             sources.append(source)
         }

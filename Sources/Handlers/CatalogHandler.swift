@@ -47,6 +47,12 @@ final class CatalogCache: Sendable {
         return catalog
     }
 
+    /// Reads the catalog now, whatever the cache holds, and caches it.
+    func reload() throws -> Catalog {
+        cached.withLock { $0 = nil }
+        return try current()
+    }
+
     /// The unsigned `badgeCatalog` answer, made by `encode` once per catalog read. With
     /// `cachedOnly`, nil instead of reading the database when the cache is stale.
     func anonymousOutcome(cachedOnly: Bool, _ encode: (Catalog) -> RPCOutcome) throws -> RPCOutcome? {
@@ -64,6 +70,13 @@ final class CatalogCache: Sendable {
 }
 
 extension BadgeService {
+    /// Reads the catalog again now (SIGHUP), rather than when the cache next expires: how many
+    /// prices and offers are on it.
+    public func reloadCatalog() throws -> (prices: Int, offers: Int) {
+        let catalog = try self.catalog.reload()
+        return (catalog.prices.count, catalog.offers.count)
+    }
+
     /// Signed `getBadgeCatalog`: the catalog and the purchase's statement.
     func getBadgeCatalog(key: Ed25519PublicKey) throws -> RPCResponse {
         let catalog = try self.catalog.current()

@@ -10,9 +10,11 @@ import RequestAuth
 import Storage
 
 /// The composition root: builds the store, the issuer, the RPC layer, the gateway and the HTTP
-/// server from a checked configuration, and runs them until SIGTERM or SIGINT.
+/// server from a checked configuration, and runs them until SIGTERM or SIGINT; SIGHUP reloads.
 enum ServiceAssembly {
     static func serve(_ config: ServiceConfiguration) throws -> Int32 {
+        // SIGHUP reloads once serving; until then one must not kill the starting service.
+        signal(SIGHUP, SIG_IGN)
         for warning in config.unusedSectionWarnings(deployedVerifiers: BadgeService.deployedVerifiers) {
             ServiceLog.warning(warning)
         }
@@ -52,9 +54,11 @@ enum ServiceAssembly {
             openConnections: { madeServer.withLock { $0 }?.openConnections ?? 0 },
             logLinesDropped: { accessSink?.droppedLines ?? 0 },
             sources: [ProcessMetrics(),
-                      StoreMetrics(totals: { try store.totals() }, activeKeyIndex: { keyring.activeIndex },
+                      StoreMetrics(totals: { try store.totals() }, activeKeyIndex: { issuer.keyring.activeIndex },
                                    databasePath: config.databasePath)])
         let accessLog = accessSink.map { AccessLog(sink: $0) }
+        // Whatever way serve ends from here (a stop, a failed bind), what is buffered goes out.
+        defer { _ = accessSink?.flush(timeout: 2) }
         let gateway = Gateway(service: service, authenticator: authenticator,
                               pool: WorkerPool(threads: config.workers, capacity: 4096), metrics: metrics,
                               accessLog: accessLog, clock: systemClock,
@@ -71,7 +75,15 @@ enum ServiceAssembly {
         }
         let shown = config.listenHost.contains(":") ? "[\(config.listenHost)]" : config.listenHost
         ServiceLog.info("badge-service listening on http://\(shown):\(port) (data: \(dataDirectory), issuer key \(keyring.activeIndex))")
-        server.runUntilTerminated()
+        let reloader = ServiceReloader(keyFile: config.issuerKeyFile, issuer: issuer, service: service)
+        reloader.watchKeyFile(every: 1)
+        server.runUntilTerminated(onHangup: {
+            // Standard output and error are inherited descriptors (a pipe, the journal): nothing
+            // to reopen, but what is buffered goes out before the reload's line.
+            _ = accessSink?.flush(timeout: 2)
+            reloader.reloadAndLog(trigger: "SIGHUP")
+        })
+        reloader.stopWatching()
         if let accessSink, !accessSink.flush(timeout: 2) {
             ServiceLog.warning("standard output did not take the last access-log lines within 2 s; they are lost")
         }

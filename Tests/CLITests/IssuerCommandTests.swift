@@ -30,6 +30,20 @@ import Testing
         }
     }
 
+    @Test func activateNeedsAKeyThatCanSign() throws {
+        let old = IssuerSecretKey.generate()
+        let keyring = try IssuerKeyring(active: 2, keys: [1: (old, nil), 2: (secret, nil), 3: (nil, IssuerSecretKey.generate().publicKey)])
+        let activated = try IssuerCommand.activate(index: 1, in: keyring, path: "k.json")
+        #expect(activated.activeIndex == 1 && activated.publicKeysByIndex == keyring.publicKeysByIndex)
+        #expect(throws: CommandFailure.self) { try IssuerCommand.activate(index: 4, in: keyring, path: "k.json") }
+        do {
+            _ = try IssuerCommand.activate(index: 3, in: keyring, path: "k.json")
+            Issue.record("a public-only index was activated")
+        } catch let failure as CommandFailure {
+            #expect(failure.message == "issuer key file k.json: index 3 holds only a public key, which cannot sign")
+        }
+    }
+
     /// The line clients configure their issuer keys from, byte for byte as before the JSON module.
     @Test func showPrintsKeysByIndexOnOneLine() throws {
         let old = IssuerSecretKey.generate()

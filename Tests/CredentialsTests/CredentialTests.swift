@@ -174,6 +174,17 @@ let expiry = Timestamp(CivilDate(year: 2026, month: 4, day: 14))
         #expect(!keyring.verify(wrongIndex))
     }
 
+    /// What a reload refuses: another public key under an index in use. Added, removed,
+    /// activated or made public-only, an index is no change of key.
+    @Test func changedIndexesAreThoseWithAnotherPublicKey() throws {
+        let old = IssuerSecretKey.generate(), other = IssuerSecretKey.generate()
+        let running = try IssuerKeyring(active: 1, keys: [1: (testSecret, nil), 2: (old, nil), 3: (nil, other.publicKey)])
+        let rotated = try IssuerKeyring(active: 2, keys: [1: (nil, testSecret.publicKey), 2: (old, nil), 4: (other, nil)])
+        #expect(running.changedIndexes(in: rotated).isEmpty)
+        let replaced = try IssuerKeyring(active: 2, keys: [1: (other, nil), 2: (old, nil), 3: (testSecret, nil)])
+        #expect(running.changedIndexes(in: replaced) == [1, 3])
+    }
+
     @Test func keyFileRoundTripWithOwnerOnlyMode() throws {
         let old = IssuerSecretKey.generate()
         let keyring = try IssuerKeyring(active: 1, keys: [1: (testSecret, nil), 4: (nil, old.publicKey)])

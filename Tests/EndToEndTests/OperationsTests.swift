@@ -232,7 +232,7 @@ import Testing
     @Test func theSystemdUnitVerifies() throws {
         let unit = try String(contentsOf: Repository.root.appendingPathComponent("contrib/badge-service.service"), encoding: .utf8)
         #expect(unit.contains("ExecStart=/usr/local/bin/badge-service serve "))
-        #expect(!unit.split(separator: "\n").contains { $0.hasPrefix("ExecReload=") })  // SIGHUP does not reload yet
+        #expect(unit.split(separator: "\n").contains("ExecReload=/bin/kill -HUP $MAINPID"))
         let copy = dir.file("badge-service.service")
         try unit.replacingOccurrences(of: "/usr/local/bin/badge-service", with: ServiceProcess.executable)
             .write(toFile: copy, atomically: true, encoding: .utf8)

@@ -15,6 +15,9 @@ enum IssuerCommand {
           add --index N [--secret-key-file FILE] [--activate] [--data DIR]
                                      add a key at index 1-8 (generated unless a key file is given);
                                      with --activate, new credentials are signed with it
+          activate --index N [--data DIR]
+                                     sign new credentials with the key at index N (it must hold a
+                                     secret key); a running serve uses it within a second or on SIGHUP
           sign --secret-key-file FILE --index N --master-key M --expiry TS --type T
                                      print a credential, for testing a client's configuration
           verify --public-key PK --credential FILE
@@ -26,7 +29,7 @@ enum IssuerCommand {
 
     static func run(_ args: inout CommandLineArguments, environment: [String: String], output: CommandOutput) throws {
         if args.wantsHelp() { output.out(help); return }
-        let sub = try args.requiredPositional("issuer subcommand (keygen, show, add, sign, verify)")
+        let sub = try args.requiredPositional("issuer subcommand (keygen, show, add, activate, sign, verify)")
         switch sub {
         case "keygen":
             try args.finish()
@@ -49,6 +52,16 @@ enum IssuerCommand {
             keys[index] = (secret, secret.publicKey)
             let updated = try IssuerKeyring(active: activate ? index : current.activeIndex, keys: keys)
             try updated.save(to: URL(fileURLWithPath: path))
+            output.out(show(updated).text(.spaced))
+        case "activate":
+            guard let index = try args.int("index", in: IssuerKeyring.indexRange) else { throw UsageError("--index is required") }
+            let common = try CommonOptions.parse(&args, environment: environment)
+            try args.finish()
+            let path = common.configuration.issuerKeyFile
+            let current = try IssuerKeyFile.load(path: path)
+            let updated = try activate(index: index, in: current, path: path)
+            // Already active: the file stays as it is (and a running serve sees no change).
+            if updated.activeIndex != current.activeIndex { try updated.save(to: URL(fileURLWithPath: path)) }
             output.out(show(updated).text(.spaced))
         case "sign":
             let secretFile = try args.required("secret-key-file")
@@ -86,6 +99,20 @@ enum IssuerCommand {
         var keys = JSONObject()
         for (index, key) in keyring.publicKeysByIndex.sorted(by: { $0.key < $1.key }) { keys[String(index)] = .string(key.text) }
         return ["active": .number(JSONNumber(keyring.activeIndex)), "keys": .object(keys)]
+    }
+
+    /// `issuer activate`: the keyring with `index` active, refused in one line naming the file
+    /// when the index holds no key, or only a public one (which cannot sign).
+    static func activate(index: Int, in keyring: IssuerKeyring, path: String) throws -> IssuerKeyring {
+        guard let entry = keyring.entries[index] else {
+            let held = keyring.entries.keys.sorted().map(String.init).joined(separator: ", ")
+            throw CommandFailure("issuer key file \(path) has no key at index \(index) (it holds \(held)); add one with issuer add --index \(index)")
+        }
+        guard entry.secretKey != nil else {
+            throw CommandFailure("issuer key file \(path): index \(index) holds only a public key, which cannot sign")
+        }
+        let keys = keyring.entries.mapValues { (secretKey: $0.secretKey, publicKey: Optional($0.publicKey)) }
+        return try IssuerKeyring(active: index, keys: keys)
     }
 
     /// `issuer sign`: a credential over the given master key, expiry and type.

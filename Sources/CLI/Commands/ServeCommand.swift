@@ -10,7 +10,8 @@ enum ServeCommand {
 
         Runs the service. With no configuration it listens on 127.0.0.1:8080 and keeps its SQLite
         database and issuer key in ./badge-data (created on first start, with key index 1 and the
-        default catalog). SIGTERM or SIGINT stops it gracefully. Stores and payment providers that
+        default catalog). SIGTERM or SIGINT stops it gracefully; SIGHUP re-reads the issuer key
+        file and the catalog (as does a change of the key file, within a second). Stores and payment providers that
         are not configured answer provider_not_configured.
         """
 
