@@ -24,6 +24,14 @@ public struct Gateway: HTTPResponder {
         router = endpoints.router()
     }
 
+    /// Before `100 Continue`: the route exists, and on `POST /rpc` the media type is JSON and the
+    /// credentials pass every check that needs no body.
+    public func checkHead(_ head: HTTPRequest) -> HTTPResponse? {
+        if let refusal = router.checkHead(head) { return refusal }
+        guard head.path == "/rpc" else { return nil }
+        return endpoints.cheapRefusal(head, bodyReceived: false)?.response
+    }
+
     /// Routes the request under a new ``RequestID`` (the worker pool carries it to the work it
     /// runs); what no route answers (404, 405, `OPTIONS *`) is logged and counted too.
     public func handle(_ request: HTTPRequest, respond: @escaping @Sendable (HTTPResponse) -> Void) {
@@ -110,10 +118,8 @@ struct Endpoints: Sendable {
     /// signature checks, SQLite and BBS may block.
     func rpc(_ request: HTTPRequest, respond: @escaping @Sendable (HTTPResponse) -> Void) {
         let started = ContinuousClock.now
-        guard let type = request.headers.first("Content-Type"), Self.isJSON(type) else {
-            let outcome = failure(.badRequest, "Content-Type must be application/json")
-            return finish(request, httpResponse(outcome, status: 415), route: "rpc", command: nil, result: outcome.result,
-                          started: started, respond)
+        if let refusal = cheapRefusal(request, bodyReceived: true) {
+            return finish(request, refusal.response, route: "rpc", command: nil, result: refusal.result, started: started, respond)
         }
         let signed = RequestAuthenticator.carriesCredentials { request.headers.contains($0) }
         if !signed, let outcome = service.answerFromMemory(body: request.body) {
@@ -139,10 +145,25 @@ struct Endpoints: Sendable {
         }
     }
 
-    /// The request as RFC 9421 sees it; `@authority` comes from `Host`.
+    /// What `POST /rpc` refuses on the event loop, before any queue: a media type other than
+    /// JSON (415), and credentials that fail a check needing no cryptography — a stale or future
+    /// `created`, a digest that does not match the body, a wrong front token (401).
+    func cheapRefusal(_ request: HTTPRequest, bodyReceived: Bool) -> (response: HTTPResponse, result: String)? {
+        guard let type = request.headers.first("Content-Type"), Self.isJSON(type) else {
+            let outcome = failure(.badRequest, "Content-Type must be application/json")
+            return (httpResponse(outcome, status: 415), outcome.result)
+        }
+        guard RequestAuthenticator.carriesCredentials({ request.headers.contains($0) }),
+              let refusal = authenticator.precheck(signedRequest(request), now: clock(), bodyReceived: bodyReceived)
+        else { return nil }
+        return (httpResponse(failure(.badRequest, refusal.reason), status: refusal.httpStatus), "unauthenticated")
+    }
+
+    /// The request as RFC 9421 sees it; `@authority` is the target's (RFC 9112 §3.3: an
+    /// absolute-form target's authority wins over `Host`).
     func signedRequest(_ request: HTTPRequest) -> SignedRequest {
         SignedRequest(method: request.method, path: request.path, query: request.query,
-                      authority: request.headers.first("Host") ?? "", scheme: "http",
+                      authority: request.authority, scheme: request.scheme,
                       headers: request.headers.map { ($0.name, $0.value) }, body: request.body)
     }
 

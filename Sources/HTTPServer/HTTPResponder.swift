@@ -11,8 +11,17 @@ public protocol HTTPResponder: Sendable {
     /// Called on an event-loop thread, synchronously: keep it cheap. The server sends it with
     /// the refusal's status and closes the connection. By default, ``HTTPRefusal/defaultResponse``.
     func refused(_ refusal: HTTPRefusal) -> HTTPResponse
+
+    /// Judges a request from its head alone (its `body` is empty), on the loop thread, before the
+    /// server sends `100 Continue`: a response refuses it (sent as the final answer, then the
+    /// connection closes unread); nil lets the client send the body. Must be cheap. Default: nil.
+    func checkHead(_ head: HTTPRequest) -> HTTPResponse?
 }
 
 extension HTTPResponder {
     public func refused(_ refusal: HTTPRefusal) -> HTTPResponse { refusal.defaultResponse }
+}
+
+extension HTTPResponder {
+    public func checkHead(_ head: HTTPRequest) -> HTTPResponse? { nil }
 }

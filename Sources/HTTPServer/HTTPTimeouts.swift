@@ -1,14 +1,19 @@
 /// Deadlines that bound how long a connection may hold server resources.
 ///
 /// Each is a total, not a per-read inactivity timer, so trickling one byte at a time
-/// (slowloris, slow body, slow read) cannot extend it. Deadlines are checked by a per-loop
-/// sweep every `timerResolution`, so one fires at most that much late.
+/// (slowloris, slow body, slow read) cannot extend it. A request's deadlines count from its
+/// start: the accept of a new connection; on a kept-alive one, its first byte, which must come
+/// within `idle` of the previous response. Its head must be complete `requestHead` after the
+/// start (and never after the idle deadline), its body `requestBody` after the head deadline;
+/// a new connection's first request is therefore complete within `requestHead + requestBody`
+/// of the accept, whenever its bytes came. Deadlines are checked by a per-loop sweep every
+/// `timerResolution`, so one fires at most that much late.
 public struct HTTPTimeouts: Sendable, Hashable {
-    /// From the first octet of a request to the end of its head (default 10 s).
-    /// On expiry: 408 with `Connection: close`, then close.
+    /// From the start of a request to the end of its head (default 10 s).
+    /// On expiry: 408 with `Connection: close`, then close (silently if nothing arrived).
     public var requestHead: Duration
-    /// From the end of the head (or the `100 Continue`) to the end of the body (default 20 s:
-    /// a 64 KiB body at 3.2 KB/s). On expiry: 408 with `Connection: close`, then close.
+    /// From the head deadline to the end of the body (default 20 s: a 64 KiB body at 3.2 KB/s).
+    /// On expiry: 408 with `Connection: close`, then close.
     public var requestBody: Duration
     /// How long a kept-alive connection may wait for the first octet of its next request
     /// (default 60 s). On expiry the connection is closed silently (no 408).

@@ -40,6 +40,15 @@ public struct Router: HTTPResponder {
         return allowed.sorted()
     }
 
+    /// Before `100 Continue`: 404 for a path no route serves, 405 for a method it does not.
+    public func checkHead(_ head: HTTPRequest) -> HTTPResponse? {
+        if head.method == "OPTIONS" && head.target == "*" { return nil }
+        guard let methods = routes[head.path] else { return .error(status: 404, message: "no such path") }
+        if methods[head.method] != nil || (head.method == "HEAD" && methods["GET"] != nil) { return nil }
+        return .error(status: 405, message: "method not allowed",
+                      headers: ["Allow": allowedMethods(for: head.path).joined(separator: ", ")])
+    }
+
     public func handle(_ request: HTTPRequest, respond: @escaping @Sendable (HTTPResponse) -> Void) {
         if request.method == "OPTIONS" && request.target == "*" {
             var allowed = Set(routes.values.flatMap(\.keys))

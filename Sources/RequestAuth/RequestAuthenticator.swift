@@ -23,6 +23,17 @@ public struct RequestAuthenticator: Sendable {
         credentialFields.contains(where: hasField)
     }
 
+    /// What can be refused without the signature's cryptography: the front rules (a token
+    /// comparison) and ``RequestSignatureVerifier/precheck(_:now:bodyReceived:)``. nil when
+    /// nothing cheap fails; ``authenticate(_:now:)`` still decides.
+    public func precheck(_ request: SignedRequest, now: Timestamp, bodyReceived: Bool) -> RequestAuthFailure? {
+        switch trustedFront.evaluate(request) {
+        case .decided(.invalid(let failure)): return failure
+        case .decided: return nil
+        case .notApplicable: return signatures.precheck(request, now: now, bodyReceived: bodyReceived)
+        }
+    }
+
     /// The verdict for `request` received at `now`.
     public func authenticate(_ request: SignedRequest, now: Timestamp) -> RequestAuthVerdict {
         switch trustedFront.evaluate(request) {

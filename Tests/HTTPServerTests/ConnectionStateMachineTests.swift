@@ -255,6 +255,28 @@ typealias Machine = HTTPConnectionStateMachine<FakeClock>
         #expect(action == .startReading)
     }
 
+    /// Issue 8: `100 Continue` only for a head the responder accepts (route, plausible credentials);
+    /// a refused head gets the responder's final answer without a 100 and the body is never read.
+    @Test func continueOnlyAfterTheHeadCheckAccepts() throws {
+        var seen: [String] = []
+        let check: (HTTPRequest) -> HTTPResponse? = { head in
+            head.path == "/nope" ? .error(status: 404, message: "no such path") : nil
+        }
+        var refused = Machine(limits: HTTPLimits(), timeouts: timeouts, remoteAddress: "192.0.2.1", clock: clock, headCheck: check)
+        let reply = try #require(written(receive(&refused, "POST /nope HTTP/1.1\r\nHost: t\r\nContent-Length: 2\r\nExpect: 100-continue\r\n\r\n")))
+        #expect(reply.status == 404)
+        #expect(reply.header("Connection") == "close")
+        #expect(!String(decoding: reply.body, as: UTF8.self).contains("100 Continue"))
+        #expect(refused.writeCompleted() == .closeAfterDraining)
+
+        var accepted = Machine(limits: HTTPLimits(), timeouts: timeouts, remoteAddress: "192.0.2.1", clock: clock,
+                               headCheck: { head in seen.append(head.path); #expect(head.body.isEmpty); return nil })
+        #expect(receive(&accepted, "POST /v1/echo HTTP/1.1\r\nHost: t\r\nContent-Length: 2\r\nExpect: 100-continue\r\n\r\n")
+                == .writeInterim(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)))
+        #expect(try #require(dispatched(receive(&accepted, "{}"))).body == Array("{}".utf8))
+        #expect(seen == ["/v1/echo"])
+    }
+
     /// G03: a head that is refused gets its final status without 100, then the connection closes.
     @Test func refusedHeadGetsNoContinue() throws {
         var m = machine()
@@ -313,36 +335,75 @@ typealias Machine = HTTPConnectionStateMachine<FakeClock>
         #expect(m.deadlinePassed() == .close)
     }
 
-    /// I01 slowloris: the head deadline runs from the first byte and trickling does not extend it.
-    @Test func theHeadDeadlineRunsFromTheFirstByteAndAnswers408() throws {
+    /// I01 slowloris: a new connection's head deadline runs from its accept; neither a late first
+    /// byte nor trickling extends it (issue 8: a 408 used to come 38 s after the accept).
+    @Test func theHeadDeadlineOfANewConnectionRunsFromItsAcceptAndAnswers408() throws {
         var m = machine()
+        let accepted = clock.nanoseconds
         clock.advance(.seconds(5))
-        let start = clock.nanoseconds
         #expect(receive(&m, "GET / HTTP/1.1\r\nHost: t\r\n") == .startReading)
-        #expect(m.deadline == start + 10_000_000_000)
-        for _ in 0..<4 {
+        #expect(m.deadline == accepted + 10_000_000_000)
+        for _ in 0..<2 {
             clock.advance(.seconds(2))
             #expect(receive(&m, "X-a: b\r\n") == .startReading)
-            #expect(m.deadline == start + 10_000_000_000)
+            #expect(m.deadline == accepted + 10_000_000_000)
         }
-        clock.advance(.seconds(2))
+        clock.advance(.milliseconds(999))
+        #expect(m.deadlinePassed() == .none)
+        clock.advance(.milliseconds(1))
         let response = try #require(written(m.deadlinePassed()))
         #expect(response.status == 408)
         #expect(response.header("Connection") == "close")
         #expect(m.writeCompleted() == .closeAfterDraining)
     }
 
-    /// I02 slow body: the body deadline runs from the end of the head; the request is never dispatched.
-    @Test func theBodyDeadlineAnswers408() throws {
+    /// I02 slow body: the body deadline follows the head deadline (request start + head + body),
+    /// however early the head ended; the request is never dispatched.
+    @Test func theBodyDeadlineRunsFromTheRequestStartAndAnswers408() throws {
         var m = machine()
+        let accepted = clock.nanoseconds
+        clock.advance(.seconds(9))
         #expect(receive(&m, "POST /v1/echo HTTP/1.1\r\nHost: t\r\nContent-Length: 1000\r\n\r\n") == .startReading)
-        #expect(m.deadline == clock.nanoseconds + 20_000_000_000)
-        for _ in 0..<19 {
+        #expect(m.deadline == accepted + 30_000_000_000)
+        for _ in 0..<20 {
             clock.advance(.seconds(1))
             #expect(receive(&m, "a") == .startReading)
         }
         clock.advance(.seconds(1))
         #expect(try #require(written(m.deadlinePassed())).status == 408)
+    }
+
+    /// On a kept-alive connection the next head must end within `requestHead` of its first byte
+    /// and never after the idle deadline set by the previous response; its body within
+    /// `requestBody` after that (issue 8: a 408 used to come 87.5 s after the previous response).
+    @Test func aKeptAliveRequestHasOneHeadDeadlineAndOneBodyDeadline() throws {
+        var m = machine()
+        _ = try #require(dispatched(receive(&m, "GET / HTTP/1.1\r\nHost: t\r\n\r\n")))
+        _ = try #require(written(m.responseReady(ok, sequence: m.sequence)))
+        #expect(m.writeCompleted() == .startReading)
+        let responseEnd = clock.nanoseconds
+        #expect(m.deadline == responseEnd + 60_000_000_000)
+        // Early first byte: 10 s from it.
+        clock.advance(.seconds(3))
+        #expect(receive(&m, "POST /v1/echo HTTP/1.1\r\n") == .startReading)
+        #expect(m.deadline == responseEnd + 13_000_000_000)
+        clock.advance(.seconds(4))
+        #expect(receive(&m, "Host: t\r\nContent-Length: 5\r\n\r\n") == .startReading)
+        #expect(m.deadline == responseEnd + 33_000_000_000)
+        clock.advance(.seconds(26))
+        #expect(try #require(written(m.deadlinePassed())).status == 408)
+
+        // Late first byte: the idle deadline caps the head deadline.
+        var late = machine()
+        _ = try #require(dispatched(receive(&late, "GET / HTTP/1.1\r\nHost: t\r\n\r\n")))
+        _ = try #require(written(late.responseReady(ok, sequence: late.sequence)))
+        #expect(late.writeCompleted() == .startReading)
+        let end = clock.nanoseconds
+        clock.advance(.seconds(55))
+        #expect(receive(&late, "GET / HTTP/1.1\r\n") == .startReading)
+        #expect(late.deadline == end + 60_000_000_000)
+        clock.advance(.seconds(5))
+        #expect(try #require(written(late.deadlinePassed())).status == 408)
     }
 
     /// I03: an idle kept-alive connection is closed without a 408.

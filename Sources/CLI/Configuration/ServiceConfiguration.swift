@@ -82,6 +82,7 @@ public struct ServiceConfiguration: Sendable, Equatable {
         .integer("server", "max_fields", \.limits.maxHeaderFields, in: 1...10_000),
         .integer("server", "max_body", \.limits.maxBodySize, in: 1...16_777_216),
         .seconds("server", "head_timeout", \.timeouts.requestHead, in: 1...3600),
+        .seconds("server", "body_timeout", \.timeouts.requestBody, in: 1...3600),
         .seconds("server", "idle_timeout", \.timeouts.idle, in: 1...86_400),
         .integer("server", "max_connections", \.maxConnections, in: 1...1_000_000),
         .integer("server", "workers", \.workers, in: 1...1024),

@@ -38,7 +38,8 @@ final class Connection: @unchecked Sendable {
         machine = HTTPConnectionStateMachine(limits: loop.context.configuration.limits,
                                              timeouts: loop.context.configuration.timeouts,
                                              remoteAddress: remoteAddress, clock: loop.clock,
-                                             refusals: loop.context.refusals)
+                                             refusals: loop.context.refusals,
+                                             headCheck: { [responder = loop.context.responder] in responder.checkHead($0) })
     }
 
     var tag: UInt64 { UInt64(generation) << 32 | UInt64(slot) }

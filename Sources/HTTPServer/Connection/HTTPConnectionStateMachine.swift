@@ -20,11 +20,18 @@
 /// short while (`closeAfterDraining`): closing a socket with unread input makes the kernel send
 /// a reset, which can destroy the response before the client has read it.
 ///
-/// Deadlines (all totals, so trickling bytes cannot extend them): a new connection must start
-/// and finish a head within `requestHead`; a kept-alive connection may idle for `idle`, then is
-/// closed silently; once a request's first byte arrives its head must finish within
-/// `requestHead` and its body within `requestBody` (else 408); a response must be written
-/// within `write` (else the connection is dropped). No deadline runs while the responder works.
+/// Deadlines (all totals counted from the request's start, so neither trickling bytes nor a
+/// late first byte can extend them; see ``HTTPTimeouts``): a new connection must finish its
+/// first head within `requestHead` of its accept; a kept-alive connection may idle for `idle`
+/// after the previous response, then is closed silently, and once a byte of the next request
+/// arrives its head must finish within `requestHead` of that byte but never after the idle
+/// deadline; the body must finish within `requestBody` after the head deadline (else 408); a
+/// response must be written within `write` (else the connection is dropped). No deadline runs
+/// while the responder works.
+///
+/// `Expect: 100-continue`: the head is first shown to `headCheck` (routing, plausible
+/// credentials); a refusal is sent as the final response without a 100, and the connection
+/// closes without reading the body.
 package struct HTTPConnectionStateMachine<Clock: HTTPConnectionClock> {
     /// What the driver must do next.
     package enum Action: Equatable {
@@ -72,6 +79,8 @@ package struct HTTPConnectionStateMachine<Clock: HTTPConnectionClock> {
     let remoteAddress: String
     /// The responder's answer to a refusal (``HTTPResponder/refused(_:)``).
     let refusals: @Sendable (HTTPRefusal) -> HTTPResponse
+    /// Judges a head (as a request without body) before `100 Continue` is sent; nil lets it continue.
+    let headCheck: ((HTTPRequest) -> HTTPResponse?)?
 
     private(set) var state: State
     /// When `deadlinePassed` must be called; nil while the responder works.
@@ -89,8 +98,10 @@ package struct HTTPConnectionStateMachine<Clock: HTTPConnectionClock> {
 
     /// A machine for a connection accepted now.
     package init(limits: HTTPLimits, timeouts: HTTPTimeouts, remoteAddress: String, clock: Clock,
-                 refusals: @escaping @Sendable (HTTPRefusal) -> HTTPResponse = { $0.defaultResponse }) {
+                 refusals: @escaping @Sendable (HTTPRefusal) -> HTTPResponse = { $0.defaultResponse },
+                 headCheck: ((HTTPRequest) -> HTTPResponse?)? = nil) {
         self.refusals = refusals
+        self.headCheck = headCheck
         self.clock = clock
         self.limits = limits
         headTimeout = timeouts.requestHead.nanoseconds
@@ -231,6 +242,24 @@ package struct HTTPConnectionStateMachine<Clock: HTTPConnectionClock> {
                                                  clock: clock).bytes)
     }
 
+    /// A final response refusing the request before its body: sent with `Connection: close`.
+    private mutating func refuse(_ response: HTTPResponse) -> Action {
+        let isHEAD = head?.method == "HEAD"
+        let version = head?.version ?? .http1_1
+        parked = []
+        parkedOffset = 0
+        body = []
+        head = nil
+        state = .writing(close: true)
+        deadline = clock.nanoseconds &+ writeTimeout
+        return .write(HTTPResponseEncoder.encode(response, isHEAD: isHEAD, version: version, close: true, clock: clock).bytes)
+    }
+
+    private func request(_ head: HTTPRequestHead, body: [UInt8]) -> HTTPRequest {
+        HTTPRequest(method: head.method, target: head.target, path: head.path, query: head.query,
+                    version: head.version, headers: head.headers, body: body, remoteAddress: remoteAddress)
+    }
+
     private mutating func processParked() -> Action {
         let bytes = parked
         let start = parkedOffset
@@ -241,9 +270,11 @@ package struct HTTPConnectionStateMachine<Clock: HTTPConnectionClock> {
 
     /// Runs the parser over `input` until it needs more, completes a request, or fails.
     private mutating func process(_ input: UnsafeRawBufferPointer, parked fromParked: Bool) -> Action {
-        if case .idle = state, !input.isEmpty {
+        if case .idle(let fresh) = state, !input.isEmpty {
             state = .receiving
-            deadline = clock.nanoseconds &+ headTimeout
+            // A new connection's head deadline runs from its accept and stays; a kept-alive one
+            // gets `requestHead` from this first byte, but never past the idle deadline already set.
+            if !fresh { deadline = Swift.min(deadline ?? .max, clock.nanoseconds &+ headTimeout) }
         }
         var offset = 0
         var sendContinue = false
@@ -262,10 +293,15 @@ package struct HTTPConnectionStateMachine<Clock: HTTPConnectionClock> {
                 return .startReading
             case .head(let newHead):
                 if case .contentLength(let length) = newHead.framing { body.reserveCapacity(length) }
-                if newHead.framing != .none { deadline = clock.nanoseconds &+ bodyTimeout }
-                // 100 only while no body byte has arrived: a client that did not wait needs none.
-                sendContinue = newHead.expectsContinue && offset == input.count
+                // The body's deadline follows the head's, not the moment the head happened to end.
+                if newHead.framing != .none { deadline = (deadline ?? clock.nanoseconds) &+ bodyTimeout }
                 head = newHead
+                // 100 only while no body byte has arrived (a client that did not wait needs none),
+                // and only for a head the responder would accept.
+                if newHead.expectsContinue && offset == input.count {
+                    if let refusal = headCheck?(request(newHead, body: [])) { return refuse(refusal) }
+                    sendContinue = true
+                }
             case .body(let range):
                 body.append(contentsOf: UnsafeRawBufferPointer(rebasing: input[(eventStart + range.lowerBound)..<(eventStart + range.upperBound)]))
             case .end:
@@ -282,11 +318,9 @@ package struct HTTPConnectionStateMachine<Clock: HTTPConnectionClock> {
                 guard let head else { preconditionFailure("end without head") }
                 state = .awaitingResponse
                 deadline = nil
-                let request = HTTPRequest(method: head.method, target: head.target, path: head.path,
-                                          query: head.query, version: head.version, headers: head.headers,
-                                          body: body, remoteAddress: remoteAddress)
+                let complete = request(head, body: body)
                 body = []
-                return .dispatch(request)
+                return .dispatch(complete)
             case .error(let error):
                 return refuse(status: error.httpStatus, message: error.description)
             }

@@ -44,3 +44,27 @@ public struct HTTPRequest: Sendable {
 }
 
 extension HTTPRequest: Equatable {}
+
+extension HTTPRequest {
+    /// The target URI's authority (RFC 9112 §3.3): the authority of an absolute-form target,
+    /// which wins over `Host`, else the `Host` value (empty when there is none).
+    public var authority: String {
+        if let (_, authority) = absoluteFormParts { return authority }
+        return headers.first("Host") ?? ""
+    }
+
+    /// The target URI's scheme: that of an absolute-form target, else `http` (this server has no TLS).
+    public var scheme: String {
+        absoluteFormParts?.scheme ?? "http"
+    }
+
+    /// Scheme and authority of an absolute-form target (the parser accepted only `http` and
+    /// `https` ones, with a valid authority).
+    private var absoluteFormParts: (scheme: String, authority: String)? {
+        guard let first = target.utf8.first, first != UInt8(ascii: "/"), first != UInt8(ascii: "*"),
+              let separator = target.range(of: "://") else { return nil }
+        let rest = target[separator.upperBound...]
+        let end = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
+        return (target[..<separator.lowerBound].lowercased(), String(rest[..<end]))
+    }
+}

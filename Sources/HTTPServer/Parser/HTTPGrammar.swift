@@ -73,10 +73,12 @@ package enum HTTPGrammar {
     static let longestMethod = 7
 
     /// Validates `uri-host [ ":" port ]` (RFC 9110 §7.2) as received in Host or in the authority of
-    /// an absolute-form target. Empty is valid (a URI without authority has an empty Host).
+    /// an absolute-form target. Empty is refused: RFC 9112 §3.2 allows it only for a target URI
+    /// without authority, which no request to this origin server has.
     static func isValidHost(_ bytes: UnsafeRawBufferPointer) -> Bool {
         var i = 0
         let n = bytes.count
+        guard n > 0 else { return false }
         if n > 0 && bytes[0] == UInt8(ascii: "[") {
             // IP-literal: IPv6address / IPvFuture, checked loosely for its alphabet
             i = 1
@@ -90,6 +92,7 @@ package enum HTTPGrammar {
             }
             guard sawClose, i > 2 else { return false }
         } else {
+            guard bytes[0] != UInt8(ascii: ":") else { return false }  // a port without a host
             while i < n && bytes[i] != UInt8(ascii: ":") {
                 let b = bytes[i]
                 // strict choice: "," is a sub-delim, but in Host it only ever means two values joined

@@ -60,6 +60,21 @@ public struct RequestSignatureVerifier: Sendable {
         }
     }
 
+    /// Every check but the signature's cryptography (and, before the body has arrived, the
+    /// digest): what a gateway can refuse cheaply, on its event loop, before queueing the full
+    /// verification. nil when nothing cheap fails (an unsigned request included).
+    public func precheck(_ request: SignedRequest, now: Timestamp, bodyReceived: Bool) -> RequestAuthFailure? {
+        switch Self.extract(request, now: now, policy: policy) {
+        case .unsigned: return nil
+        case .failure(let failure): return failure
+        case .candidate(var evaluation):
+            for check in Self.checks where !(check is SignatureValueCheck) && (bodyReceived || !(check is ContentDigestCheck)) {
+                if let failure = check.evaluate(&evaluation) { return failure }
+            }
+            return nil
+        }
+    }
+
     package enum Extraction {
         case unsigned
         case failure(RequestAuthFailure)

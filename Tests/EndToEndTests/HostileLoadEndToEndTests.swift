@@ -1,0 +1,106 @@
+import BadgeCore
+import Crypto
+import Foundation
+import JSON
+import RequestAuth
+import Testing
+
+/// Issue 8 on the real binary: protocol details an adversary probes, deadlines on a real socket,
+/// and the limits that keep one client from locking others out.
+@Suite(.serialized) struct HostileLoadEndToEndTests {
+    static let catalogBody = #"{"version":1,"request":{"type":"getBadgeCatalog"}}"#
+
+    /// A signed catalog request for `key`, its signature covering `@authority` = `authority`.
+    static func signedCatalog(key: Ed25519PrivateKey, authority: String, created: Int64? = nil) throws -> (body: String, fields: String) {
+        let body = String(decoding: JSONValue.object(["version": 1, "request": ["type": "getBadgeCatalog"],
+                                     "purchaseKey": .string(key.publicKey.purchaseKeyText)]).serialized(), as: UTF8.self)
+        let signed = try RequestSigner(key: key).sign(
+            method: "POST", authority: authority, path: "/rpc", body: Array(body.utf8),
+            created: Timestamp(seconds: created ?? Int64(Date().timeIntervalSince1970)))
+        let fields = "Content-Type: application/json\r\n" + signed.fields.map { "\($0.name): \($0.value)\r\n" }.joined()
+        return (body, fields)
+    }
+
+    /// `100 Continue` only after routing and plausible credentials (`/nope` used to get 100, then 404).
+    @Test func continueOnlyAfterRoutingAndPlausibleCredentials() throws {
+        let service = try ServiceProcess()
+        let nope = try RawSocket(port: service.port)
+        nope.send("POST /nope HTTP/1.1\r\nHost: t\r\nContent-Length: 2\r\nExpect: 100-continue\r\n\r\n")
+        let nopeReply = nope.receive()
+        #expect(RawSocket.status(nopeReply) == 404, "\(nopeReply)")
+        #expect(!nopeReply.contains("100 Continue"))
+
+        let stale = try Self.signedCatalog(key: Ed25519PrivateKey(), authority: "t", created: Int64(Date().timeIntervalSince1970) - 3600)
+        let staleSocket = try RawSocket(port: service.port)
+        staleSocket.send("POST /rpc HTTP/1.1\r\nHost: t\r\n\(stale.fields)Content-Length: \(stale.body.utf8.count)\r\nExpect: 100-continue\r\n\r\n")
+        let staleReply = staleSocket.receive()
+        #expect(RawSocket.status(staleReply) == 401, "\(staleReply)")
+        #expect(staleReply.contains("\"code\":\"bad_request\""))
+
+        let wrongType = try RawSocket(port: service.port)
+        wrongType.send("POST /rpc HTTP/1.1\r\nHost: t\r\nContent-Type: text/plain\r\nContent-Length: 2\r\nExpect: 100-continue\r\n\r\n")
+        #expect(RawSocket.status(wrongType.receive()) == 415)
+
+        let good = try RawSocket(port: service.port)
+        good.send("POST /rpc HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: \(Self.catalogBody.utf8.count)\r\nExpect: 100-continue\r\n\r\n")
+        #expect(good.receive(until: "\r\n\r\n").hasPrefix("HTTP/1.1 100 Continue\r\n\r\n"))
+        good.send(Self.catalogBody)
+        #expect(RawSocket.status(good.receive(until: "\"badgeCatalog\"")) == 200)
+        #expect(service.stop() == 0)
+    }
+
+    /// `@authority` is the absolute-form target's authority, not `Host` (RFC 9112 §3.2.2): a
+    /// signature over one authority does not verify on a request to another.
+    @Test func absoluteFormAuthorityIsTheSignedOne() throws {
+        let service = try ServiceProcess()
+        let key = Ed25519PrivateKey()
+        let authority = "127.0.0.1:\(service.port)"
+        let signed = try Self.signedCatalog(key: key, authority: authority)
+        func send(target: String, host: String) throws -> String {
+            let socket = try RawSocket(port: service.port)
+            socket.send("POST \(target) HTTP/1.1\r\nHost: \(host)\r\n\(signed.fields)Content-Length: \(signed.body.utf8.count)\r\nConnection: close\r\n\r\n\(signed.body)")
+            return socket.receive()
+        }
+        let evil = try send(target: "http://evil.example/rpc", host: authority)
+        #expect(RawSocket.status(evil) == 401, "\(evil)")
+        let origin = try send(target: "/rpc", host: authority)
+        #expect(RawSocket.status(origin) == 404 && origin.contains("unknown_purchase_key"), "\(origin)")
+        let absolute = try send(target: "http://\(authority)/rpc", host: "evil.example")
+        #expect(RawSocket.status(absolute) == 404 && absolute.contains("unknown_purchase_key"), "\(absolute)")
+        #expect(service.stop() == 0)
+    }
+
+    /// Invalid `Host` values are 400 (RFC 9112 §3.2): a list, userinfo, a path, empty.
+    @Test(arguments: ["a, b", "u@t", "t/x", ""])
+    func invalidHostIs400(host: String) throws {
+        let service = try ServiceProcess()
+        let socket = try RawSocket(port: service.port)
+        socket.send("GET /healthz HTTP/1.1\r\nHost: \(host)\r\n\r\n")
+        #expect(RawSocket.status(socket.receive()) == 400)
+        #expect(service.stop() == 0)
+    }
+
+    /// The documented deadlines on a real socket: a new connection that trickles its head is
+    /// answered 408 `head_timeout` after its accept, not after its first byte.
+    @Test func headDeadlineRunsFromTheAcceptOnARealSocket() throws {
+        let service = try ServiceProcess(arguments: [], environment: ["BADGE_SERVICE_SERVER_HEAD_TIMEOUT": "2",
+                                                                      "BADGE_SERVICE_SERVER_BODY_TIMEOUT": "2"])
+        let socket = try RawSocket(port: service.port, receiveTimeout: 10)
+        let accepted = Date()
+        usleep(1_500_000)
+        socket.send("GET /healthz HTTP/1.1\r\n")
+        let reply = socket.receive()
+        let elapsed = Date().timeIntervalSince(accepted)
+        #expect(RawSocket.status(reply) == 408, "\(reply)")
+        #expect(elapsed >= 1.9 && elapsed < 2.6, "408 after \(elapsed) s")
+
+        let body = try RawSocket(port: service.port, receiveTimeout: 10)
+        let start = Date()
+        body.send("POST /rpc HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{")
+        let bodyReply = body.receive()
+        let bodyElapsed = Date().timeIntervalSince(start)
+        #expect(RawSocket.status(bodyReply) == 408, "\(bodyReply)")
+        #expect(bodyElapsed >= 3.9 && bodyElapsed < 4.6, "408 after \(bodyElapsed) s")
+        #expect(service.stop() == 0)
+    }
+}
