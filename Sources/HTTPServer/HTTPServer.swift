@@ -5,15 +5,17 @@ import Glibc
 final class ServerContext: Sendable {
     let configuration: HTTPServerConfiguration
     let responder: any HTTPResponder
-    let gauge: ConnectionGauge
     /// `responder.refused`, made once rather than per connection.
     let refusals: @Sendable (HTTPRefusal) -> HTTPResponse
+    let table: ConnectionTable
 
     init(configuration: HTTPServerConfiguration, responder: any HTTPResponder) {
         self.configuration = configuration
         self.responder = responder
         refusals = { [responder] in responder.refused($0) }
-        gauge = ConnectionGauge(limit: configuration.maxConnections)
+        table = ConnectionTable(policy: ConnectionPolicy(maxConnections: configuration.maxConnections,
+                                                         maxPerAddress: configuration.maxConnectionsPerAddress,
+                                                         idleReserve: configuration.idleReserve))
     }
 }
 
@@ -43,6 +45,8 @@ public final class HTTPServer: Sendable {
     public func start() throws -> Int {
         try lifecycle.start {
             let configuration = context.configuration
+            context.table.clamp(maxConnections: DescriptorLimit.fit(connections: configuration.maxConnections,
+                                                                    reserved: configuration.descriptorReserve))
             var listeners: [Int32] = []
             var loops: [EventLoop] = []
             do {
@@ -77,7 +81,19 @@ public final class HTTPServer: Sendable {
     }
 
     /// Connections currently open across all loops (for /metrics).
-    public var openConnections: Int { context.gauge.count }
+    public var openConnections: Int { context.table.count }
+
+    /// The connection policy in force (after `start()`, with the limit the descriptors allow).
+    public var connectionPolicy: ConnectionPolicy { context.table.policy }
+
+    /// Counters of the connection policy and the accept loop (for /metrics).
+    public var connectionStatistics: ConnectionStatistics { context.table.statistics }
+
+    /// True while `accept` has failed for lack of descriptors in the last 5 s (for /readyz);
+    /// it clears by itself once connections close and accepts succeed again.
+    public var isShortOfDescriptors: Bool {
+        context.table.shortOfDescriptors(now: SystemConnectionClock.monotonicNanoseconds(), window: 5_000_000_000)
+    }
 }
 
 /// Start/stop bookkeeping shared by `start`, `shutdown` and `waitUntilStopped`.

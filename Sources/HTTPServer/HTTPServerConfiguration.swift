@@ -13,11 +13,22 @@ public struct HTTPServerConfiguration: Sendable {
     /// Event-loop threads, each with its own epoll instance, sharing one listening socket
     /// (default: one per online CPU).
     public let loopCount: Int
-    /// Most connections open at once across all loops (default ``defaultMaxConnections``). Further
-    /// connections are accepted and closed at once, which costs the existing ones nothing.
+    /// Most connections open at once across all loops (default ``defaultMaxConnections``), lowered
+    /// at start to what `RLIMIT_NOFILE` allows. See ``ConnectionPolicy`` for who gets a slot;
+    /// a refused connection is answered 503 with `Retry-After` and closed.
     public let maxConnections: Int
     /// 10 000 connections.
     public static let defaultMaxConnections = 10_000
+    /// Most connections from one peer address (default: a 40th of `maxConnections`, 250 of 10 000).
+    public let maxConnectionsPerAddress: Int?
+    /// Free slots below which idle connections are evicted, oldest first (default: a 50th).
+    public let idleReserve: Int?
+    /// Descriptors kept for everything but connections (database, logs, epoll, listeners):
+    /// `maxConnections` is lowered to `RLIMIT_NOFILE` minus this (default 64).
+    public let descriptorReserve: Int
+    /// Called on a loop thread with one line for the operator when something needs attention
+    /// (descriptors running out), at most once per 10 s per kind. Keep it cheap.
+    public let onError: (@Sendable (String) -> Void)?
     /// Called on the loop thread after each response to a dispatched request has been handed to
     /// the connection (before it is fully written), with the time from dispatch to response in
     /// nanoseconds — for access logs and metrics. Refusals the server makes before a request
@@ -28,14 +39,20 @@ public struct HTTPServerConfiguration: Sendable {
     public init(host: String = "127.0.0.1", port: Int = 8080, limits: HTTPLimits = HTTPLimits(),
                 timeouts: HTTPTimeouts = HTTPTimeouts(), loopCount: Int = HTTPServerConfiguration.onlineCPUs,
                 maxConnections: Int = HTTPServerConfiguration.defaultMaxConnections,
-                onResponse: (@Sendable (HTTPRequest, HTTPResponse, UInt64) -> Void)? = nil) {
+                maxConnectionsPerAddress: Int? = nil, idleReserve: Int? = nil, descriptorReserve: Int = 64,
+                onResponse: (@Sendable (HTTPRequest, HTTPResponse, UInt64) -> Void)? = nil,
+                onError: (@Sendable (String) -> Void)? = nil) {
         self.host = host
         self.port = port
         self.limits = limits
         self.timeouts = timeouts
         self.loopCount = max(1, loopCount)
         self.maxConnections = max(1, maxConnections)
+        self.maxConnectionsPerAddress = maxConnectionsPerAddress
+        self.idleReserve = idleReserve
+        self.descriptorReserve = max(0, descriptorReserve)
         self.onResponse = onResponse
+        self.onError = onError
     }
 
     /// Number of online CPUs (at least 1).

@@ -53,7 +53,7 @@ enum ServiceAssembly {
             version: BadgeServiceCLI.version,
             openConnections: { madeServer.withLock { $0 }?.openConnections ?? 0 },
             logLinesDropped: { accessSink?.droppedLines ?? 0 },
-            sources: [ProcessMetrics(),
+            sources: [ProcessMetrics(), ConnectionMetrics(statistics: { madeServer.withLock { $0 }?.connectionStatistics }),
                       StoreMetrics(totals: { try store.totals() }, activeKeyIndex: { issuer.keyring.activeIndex },
                                    databasePath: config.databasePath)])
         let accessLog = accessSink.map { AccessLog(sink: $0) }
@@ -62,16 +62,29 @@ enum ServiceAssembly {
         let gateway = Gateway(service: service, authenticator: authenticator,
                               pool: WorkerPool(threads: config.workers, capacity: 4096), metrics: metrics,
                               accessLog: accessLog, clock: systemClock,
-                              readiness: { store.readiness().and { issuer.readiness } })
+                              readiness: {
+                                  store.readiness().and { issuer.readiness }.and {
+                                      madeServer.withLock { $0 }?.isShortOfDescriptors == true
+                                          ? .notReady(reason: "out of file descriptors: accept failed with EMFILE/ENFILE in the last 5 s")
+                                          : .ready
+                                  }
+                              })
         let server = HTTPServer(
             configuration: HTTPServerConfiguration(
                 host: config.listenHost, port: config.listenPort,
-                limits: config.limits, timeouts: config.timeouts, maxConnections: config.maxConnections),
+                limits: config.limits, timeouts: config.timeouts, maxConnections: config.maxConnections,
+                maxConnectionsPerAddress: config.maxConnectionsPerAddress, descriptorReserve: config.descriptorReserve,
+                onError: { ServiceLog.error($0) }),
             responder: gateway)
         madeServer.withLock { $0 = server }
         let port: Int
         do { port = try server.start() } catch {
             throw CommandFailure("cannot listen on \(config.listenHost):\(config.listenPort): \(error)")
+        }
+        let policy = server.connectionPolicy
+        if policy.maxConnections < config.maxConnections {
+            ServiceLog.warning("[server] max_connections \(config.maxConnections) lowered to \(policy.maxConnections): "
+                               + "RLIMIT_NOFILE allows no more (raise the hard limit, e.g. LimitNOFILE= in the unit)")
         }
         let shown = config.listenHost.contains(":") ? "[\(config.listenHost)]" : config.listenHost
         ServiceLog.info("badge-service listening on http://\(shown):\(port) (data: \(dataDirectory), issuer key \(keyring.activeIndex))")

@@ -31,11 +31,15 @@ func testRouter(slowDelay: Duration = .milliseconds(500), handled: LockedValueBo
 
 /// A real server on 127.0.0.1 and a free port, stopped when `body` returns.
 func withTestServer<T>(limits: HTTPLimits = HTTPLimits(), timeouts: HTTPTimeouts = HTTPTimeouts(timerResolution: .milliseconds(20)),
-                       maxConnections: Int = 1000, responder: (any HTTPResponder)? = nil,
+                       maxConnections: Int = 1000, maxConnectionsPerAddress: Int? = nil, idleReserve: Int? = nil,
+                       loopCount: Int = 2, responder: (any HTTPResponder)? = nil,
                        onResponse: (@Sendable (HTTPRequest, HTTPResponse, UInt64) -> Void)? = nil,
                        _ body: (HTTPServer, Int) throws -> T) throws -> T {
+    // Every test client comes from 127.0.0.1: unless a test says otherwise, it may use the whole table.
     let configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0, limits: limits, timeouts: timeouts,
-                                                loopCount: 2, maxConnections: maxConnections, onResponse: onResponse)
+                                                loopCount: loopCount, maxConnections: maxConnections,
+                                                maxConnectionsPerAddress: maxConnectionsPerAddress ?? maxConnections,
+                                                idleReserve: idleReserve, onResponse: onResponse)
     let server = HTTPServer(configuration: configuration, responder: responder ?? testRouter())
     let port = try server.start()
     defer {
@@ -71,8 +75,22 @@ final class RawClient: @unchecked Sendable {
     private(set) var sawEOF = false
     private(set) var sawReset = false
 
-    init(port: Int, receiveTimeout: Duration = .seconds(5)) throws {
+    /// Connects to 127.0.0.1:`port`, from `source` when given (any 127.0.0.0/8 address on Linux).
+    init(port: Int, source: String? = nil, receiveTimeout: Duration = .seconds(5)) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        if let source {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(source)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard bound == 0 else {
+                let code = errno
+                close(fd)
+                throw ClientError.connect(code)
+            }
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)

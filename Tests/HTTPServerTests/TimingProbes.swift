@@ -118,19 +118,50 @@ import Testing
         }
     }
 
-    /// The connection cap: over `maxConnections`, new connections are closed at once and the
-    /// open ones keep being served.
-    @Test func connectionCapRefusesNewConnectionsOnly() throws {
-        try withTestServer(maxConnections: 5) { server, port in
-            let open = try (0..<5).map { _ in try RawClient(port: port) }
-            #expect(waitUntil { server.openConnections == 5 })
+    /// Issue 8: one address holds at most its share; the next connection from it is answered
+    /// 503 with `Retry-After` and closed, while another address is still served.
+    @Test func connectionsPerAddressAreCapped() throws {
+        try withTestServer(maxConnections: 100, maxConnectionsPerAddress: 3) { server, port in
+            let open = try (0..<3).map { _ in try RawClient(port: port) }
+            #expect(waitUntil { server.openConnections == 3 })
             let refused = try RawClient(port: port)
+            let answer = try refused.readResponse()
+            #expect(answer.status == 503)
+            #expect(answer.header("Retry-After") == "1")
+            #expect(answer.header("Connection") == "close")
             #expect(refused.closesWithoutMoreData(within: .seconds(2)))
+            let other = try RawClient(port: port, source: "127.0.0.2")
+            other.send("GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(try other.readResponse().status == 200)
             for client in open {
                 client.send("GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n")
                 #expect(try client.readResponse().status == 200)
             }
-            #expect(server.openConnections == 5)
+            #expect(server.connectionStatistics.refusedAddressFull == 1)
+        }
+    }
+
+    /// Issue 8: when the table nears full, idle connections are evicted oldest first, so a new
+    /// client is accepted and answered; a connection with a request in progress is kept.
+    @Test func aNearlyFullTableEvictsTheOldestIdleConnection() throws {
+        try withTestServer(maxConnections: 5, idleReserve: 1, loopCount: 1) { server, port in
+            let oldest = try RawClient(port: port)
+            #expect(waitUntil { server.openConnections == 1 })
+            let busy = try RawClient(port: port)
+            busy.send("GET /healthz HTTP/1.1\r\nHost: t\r\n")   // a head in progress: not idle
+            let kept = try (0..<2).map { _ in try RawClient(port: port) }
+            for client in kept {
+                client.send("GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n")
+                #expect(try client.readResponse().status == 200)
+            }
+            #expect(waitUntil { server.openConnections == 4 })
+            let newcomer = try RawClient(port: port)
+            newcomer.send("GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(try newcomer.readResponse().status == 200)
+            #expect(oldest.closesWithoutMoreData(within: .seconds(2)))
+            busy.send("\r\n")
+            #expect(try busy.readResponse().status == 200)
+            #expect(server.connectionStatistics.evictedIdle == 1)
         }
     }
 }

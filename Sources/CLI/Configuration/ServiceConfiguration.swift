@@ -15,6 +15,10 @@ public struct ServiceConfiguration: Sendable, Equatable {
     /// Connection deadlines; the defaults are ``HTTPTimeouts``' own.
     public var timeouts = HTTPTimeouts()
     public var maxConnections = HTTPServerConfiguration.defaultMaxConnections
+    /// Connections one peer address may hold (a 40th of the default `maxConnections`).
+    public var maxConnectionsPerAddress = 250
+    /// Descriptors kept for everything but connections (`max_connections` fits under RLIMIT_NOFILE minus this).
+    public var descriptorReserve = 64
     /// Threads for signature checks, SQLite and BBS signing: twice the online CPUs, at least 4.
     public var workers = max(4, 2 * HTTPServerConfiguration.onlineCPUs)
     public var signatureWindowSeconds = 300
@@ -85,6 +89,8 @@ public struct ServiceConfiguration: Sendable, Equatable {
         .seconds("server", "body_timeout", \.timeouts.requestBody, in: 1...3600),
         .seconds("server", "idle_timeout", \.timeouts.idle, in: 1...86_400),
         .integer("server", "max_connections", \.maxConnections, in: 1...1_000_000),
+        .integer("server", "max_connections_per_address", \.maxConnectionsPerAddress, in: 1...1_000_000),
+        .integer("server", "descriptor_reserve", \.descriptorReserve, in: 0...65_536),
         .integer("server", "workers", \.workers, in: 1...1024),
         .integer("server", "signature_window", \.signatureWindowSeconds, in: 1...86_400),
         .flag("server", "access_log", \.accessLog),

@@ -12,6 +12,8 @@ final class Connection: @unchecked Sendable {
     let fd: Int32
     let slot: Int
     let generation: UInt32
+    /// The peer's address: the connection table counts slots by it (memory only, never logged).
+    let remoteAddress: String
     unowned let loop: EventLoop
     var machine: HTTPConnectionStateMachine<SystemConnectionClock>
 
@@ -34,6 +36,7 @@ final class Connection: @unchecked Sendable {
         self.fd = fd
         self.slot = slot
         self.generation = generation
+        self.remoteAddress = remoteAddress
         self.loop = loop
         machine = HTTPConnectionStateMachine(limits: loop.context.configuration.limits,
                                              timeouts: loop.context.configuration.timeouts,

@@ -85,6 +85,8 @@ package struct HTTPConnectionStateMachine<Clock: HTTPConnectionClock> {
     private(set) var state: State
     /// When `deadlinePassed` must be called; nil while the responder works.
     package private(set) var deadline: UInt64?
+    /// When the connection last became idle (accepted, or its last response written).
+    package private(set) var idleSince: UInt64
     /// Identifies the request in flight, so a late or repeated `respond` is ignored.
     package private(set) var sequence: UInt64 = 0
     private var parser: HTTPRequestParser
@@ -112,6 +114,7 @@ package struct HTTPConnectionStateMachine<Clock: HTTPConnectionClock> {
         self.remoteAddress = remoteAddress
         parser = HTTPRequestParser(limits: limits)
         state = .idle(fresh: true)
+        idleSince = clock.nanoseconds
         deadline = clock.nanoseconds &+ headTimeout
     }
 
@@ -121,6 +124,12 @@ package struct HTTPConnectionStateMachine<Clock: HTTPConnectionClock> {
         case .idle, .receiving, .draining: !inputClosed
         case .awaitingResponse, .writing, .closed: false
         }
+    }
+
+    /// No request in progress and none pending: closing loses nothing (eviction candidates).
+    package var isIdle: Bool {
+        if case .idle = state { return parkedOffset >= parked.count }
+        return false
     }
 
     /// True once the machine asked for the socket to close (or it was closed).
@@ -185,6 +194,7 @@ package struct HTTPConnectionStateMachine<Clock: HTTPConnectionClock> {
         }
         if shuttingDown { return closeNow() }
         state = .idle(fresh: false)
+        idleSince = clock.nanoseconds
         deadline = clock.nanoseconds &+ idleTimeout
         if parkedOffset < parked.count { return processParked() }
         if inputClosed { return closeNow() }

@@ -5,9 +5,11 @@ import Glibc
 /// connections accepted on it.
 ///
 /// - Listener: level-triggered, accepted in batches of at most `acceptBatch` per wake-up so a
-///   connection flood cannot starve the connections already open; over `maxConnections` a new
-///   socket is accepted and closed at once. On EMFILE/ENFILE the listener is paused until the
-///   next sweep instead of spinning.
+///   connection flood cannot starve the connections already open. Each new connection is
+///   admitted by the ``ConnectionPolicy`` (per-address share, table size, idle eviction); a
+///   refused one is answered 503 with `Retry-After` and closed. On EMFILE/ENFILE the loop closes
+///   its spare descriptor to accept and answer one connection with 503, reports the shortage
+///   (at most once per 10 s), and pauses the listener with a growing back-off (50 ms to 1 s).
 /// - Connections: edge-triggered for input and output, registered once (see `Connection`).
 ///   Reads go into one loop-wide buffer; a connection keeps only what it has not consumed, so
 ///   an idle keep-alive connection costs its object and state machine (well under 2 KiB of
@@ -52,7 +54,11 @@ final class EventLoop: @unchecked Sendable {
     private var stopping = false
     private var forceCloseAt: UInt64 = .max
     private var listenerPausedUntil: UInt64 = 0
+    private var listenerBackoff: UInt64 = 0
     private var listenerRegistered = false
+    /// A descriptor held back (on /dev/null) so that a connection can still be accepted and
+    /// answered when the process runs out of descriptors.
+    private var spareFD: Int32 = -1
 
     // Shared with other threads, under `lock`.
     private let lock = NSLock()
@@ -78,6 +84,7 @@ final class EventLoop: @unchecked Sendable {
         self.wakeFD = wakeFD
         listenerRegistered = true
         readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
+        spareFD = Glibc.open("/dev/null", O_RDONLY | O_CLOEXEC)
         events = UnsafeMutableRawPointer.allocate(byteCount: Int(maxEvents) * Linux.epollEventSize, alignment: 8)
     }
 
@@ -86,6 +93,7 @@ final class EventLoop: @unchecked Sendable {
         Glibc.close(wakeFD)
         Glibc.close(epoll)
         if listener >= 0 { Glibc.close(listener) }
+        if spareFD >= 0 { Glibc.close(spareFD) }
         readBuffer.deallocate()
         events.deallocate()
     }
@@ -188,7 +196,7 @@ final class EventLoop: @unchecked Sendable {
         connections[connection.slot] = nil
         freeSlots.append(connection.slot)
         liveConnections -= 1
-        context.gauge.release()
+        context.table.release(connection.remoteAddress)
     }
 
     // MARK: Events
@@ -229,21 +237,37 @@ final class EventLoop: @unchecked Sendable {
             if fd < 0 {
                 switch errno {
                 case EINTR, ECONNABORTED: continue
-                case EMFILE, ENFILE, ENOBUFS, ENOMEM:
-                    // Out of descriptors: stop polling the listener until the next sweep.
+                case EMFILE, ENFILE:
+                    descriptorShortage(errno)
+                    return
+                case ENOBUFS, ENOMEM:
                     pauseListener()
                     return
                 default: return
                 }
             }
-            guard !stopping, context.gauge.tryAcquire() else {
+            listenerBackoff = 0
+            guard !stopping else {
                 Glibc.close(fd)
                 continue
             }
-            Socket.setNoDelay(fd)
             let remote = withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Socket.numericHost($0, length: length) }
             }
+            switch context.table.admit(remote) {
+            case .accept:
+                break
+            case .acceptAndEvictIdle:
+                evictIdle()
+            case .refuseAddressFull:
+                refuse(fd, message: "too many connections from one address")
+                continue
+            case .refuseTableFull:
+                refuse(fd, message: "too many connections")
+                evictIdle()
+                continue
+            }
+            Socket.setNoDelay(fd)
             let slot: Int
             if let free = freeSlots.popLast() {
                 slot = free
@@ -265,11 +289,54 @@ final class EventLoop: @unchecked Sendable {
         }
     }
 
+    /// Answers a connection the policy refused with 503 and closes it. The socket is new and its
+    /// send buffer empty, so one non-blocking send carries the whole answer.
+    private func refuse(_ fd: Int32, message: String) {
+        let response = HTTPResponse.error(status: 503, message: message, headers: ["Retry-After": "1"])
+        let bytes = HTTPResponseEncoder.encode(response, isHEAD: false, version: .http1_1, close: true, clock: clock).bytes
+        _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+        Glibc.close(fd)
+    }
+
+    /// Closes the oldest idle connections of this loop (those with no request in progress).
+    private func evictIdle() {
+        let count = min(64, max(1, context.table.policy.idleReserve / 8))
+        var idle: [(id: Int, since: UInt64)] = []
+        for case let connection? in connections where !connection.isClosed && connection.machine.isIdle {
+            idle.append((connection.slot, connection.machine.idleSince))
+        }
+        let victims = ConnectionPolicy.oldestIdle(idle, count: count)
+        for slot in victims {
+            if let connection = connections[slot] { close(connection) }
+        }
+        if !victims.isEmpty { context.table.evicted(victims.count) }
+    }
+
+    /// Out of descriptors: count and report it, answer one waiting client through the spare
+    /// descriptor, and back off from the listener.
+    private func descriptorShortage(_ code: Int32) {
+        if let occurrences = context.table.descriptorShortage(errno: code, at: clock.nanoseconds),
+           let onError = context.configuration.onError {
+            let name = code == EMFILE ? "EMFILE" : "ENFILE"
+            let whose = code == EMFILE ? "this process's RLIMIT_NOFILE" : "the system's file table"
+            onError("accept: \(name) (\(String(cString: strerror(code)))): \(occurrences) time(s) since the last report; "
+                    + "\(whose) is exhausted, new connections get 503 until connections close")
+        }
+        if spareFD >= 0 {
+            Glibc.close(spareFD)
+            let fd = Linux.accept4(listener, nil, nil, Linux.nonBlocking | Linux.closeOnExec)
+            if fd >= 0 { refuse(fd, message: "out of file descriptors") }
+            spareFD = Glibc.open("/dev/null", O_RDONLY | O_CLOEXEC)
+        }
+        listenerBackoff = min(1_000_000_000, max(50_000_000, listenerBackoff &* 2))
+        pauseListener()
+    }
+
     private func pauseListener() {
         guard listenerRegistered else { return }
         Linux.epollRemove(epoll, listener)
         listenerRegistered = false
-        listenerPausedUntil = clock.nanoseconds &+ 100_000_000
+        listenerPausedUntil = clock.nanoseconds &+ max(listenerBackoff, 100_000_000)
     }
 
     private func closeListener() {
