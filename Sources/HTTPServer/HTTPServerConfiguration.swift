@@ -23,6 +23,13 @@ public struct HTTPServerConfiguration: Sendable {
     public let maxConnectionsPerAddress: Int?
     /// Free slots below which idle connections are evicted, oldest first (default: a 50th).
     public let idleReserve: Int?
+    /// Request bytes all connections together may hold in buffers (partial heads, bodies being
+    /// received), split evenly between the loops (default 128 MiB, so that with 10 000
+    /// connections the process stays under 256 MiB). A request whose buffer grows past it is
+    /// answered 503 with `Retry-After` and its connection closed.
+    public let maxBufferedRequestBytes: Int
+    /// 128 MiB.
+    public static let defaultMaxBufferedRequestBytes = 128 << 20
     /// Descriptors kept for everything but connections (database, logs, epoll, listeners):
     /// `maxConnections` is lowered to `RLIMIT_NOFILE` minus this (default 64).
     public let descriptorReserve: Int
@@ -40,6 +47,7 @@ public struct HTTPServerConfiguration: Sendable {
                 timeouts: HTTPTimeouts = HTTPTimeouts(), loopCount: Int = HTTPServerConfiguration.onlineCPUs,
                 maxConnections: Int = HTTPServerConfiguration.defaultMaxConnections,
                 maxConnectionsPerAddress: Int? = nil, idleReserve: Int? = nil, descriptorReserve: Int = 64,
+                maxBufferedRequestBytes: Int = HTTPServerConfiguration.defaultMaxBufferedRequestBytes,
                 onResponse: (@Sendable (HTTPRequest, HTTPResponse, UInt64) -> Void)? = nil,
                 onError: (@Sendable (String) -> Void)? = nil) {
         self.host = host
@@ -51,6 +59,7 @@ public struct HTTPServerConfiguration: Sendable {
         self.maxConnectionsPerAddress = maxConnectionsPerAddress
         self.idleReserve = idleReserve
         self.descriptorReserve = max(0, descriptorReserve)
+        self.maxBufferedRequestBytes = max(0, maxBufferedRequestBytes)
         self.onResponse = onResponse
         self.onError = onError
     }

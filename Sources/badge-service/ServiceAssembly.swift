@@ -74,6 +74,7 @@ enum ServiceAssembly {
                 host: config.listenHost, port: config.listenPort,
                 limits: config.limits, timeouts: config.timeouts, maxConnections: config.maxConnections,
                 maxConnectionsPerAddress: config.maxConnectionsPerAddress, descriptorReserve: config.descriptorReserve,
+                maxBufferedRequestBytes: config.maxBufferedRequestBytes,
                 onError: { ServiceLog.error($0) }),
             responder: gateway)
         madeServer.withLock { $0 = server }

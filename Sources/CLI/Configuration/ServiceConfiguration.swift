@@ -19,6 +19,9 @@ public struct ServiceConfiguration: Sendable, Equatable {
     public var maxConnectionsPerAddress = 250
     /// Descriptors kept for everything but connections (`max_connections` fits under RLIMIT_NOFILE minus this).
     public var descriptorReserve = 64
+    // [limits]
+    /// Request bytes all connections together may hold in buffers.
+    public var maxBufferedRequestBytes = HTTPServerConfiguration.defaultMaxBufferedRequestBytes
     /// Threads for signature checks, SQLite and BBS signing: twice the online CPUs, at least 4.
     public var workers = max(4, 2 * HTTPServerConfiguration.onlineCPUs)
     public var signatureWindowSeconds = 300
@@ -91,6 +94,7 @@ public struct ServiceConfiguration: Sendable, Equatable {
         .integer("server", "max_connections", \.maxConnections, in: 1...1_000_000),
         .integer("server", "max_connections_per_address", \.maxConnectionsPerAddress, in: 1...1_000_000),
         .integer("server", "descriptor_reserve", \.descriptorReserve, in: 0...65_536),
+        .integer("limits", "max_buffered_request_bytes", \.maxBufferedRequestBytes, in: 65_536...(1 << 40)),
         .integer("server", "workers", \.workers, in: 1...1024),
         .integer("server", "signature_window", \.signatureWindowSeconds, in: 1...86_400),
         .flag("server", "access_log", \.accessLog),

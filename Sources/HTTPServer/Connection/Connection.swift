@@ -42,7 +42,8 @@ final class Connection: @unchecked Sendable {
                                              timeouts: loop.context.configuration.timeouts,
                                              remoteAddress: remoteAddress, clock: loop.clock,
                                              refusals: loop.context.refusals,
-                                             headCheck: { [responder = loop.context.responder] in responder.checkHead($0) })
+                                             headCheck: { [responder = loop.context.responder] in responder.checkHead($0) },
+                                             budget: loop.budget)
     }
 
     var tag: UInt64 { UInt64(generation) << 32 | UInt64(slot) }

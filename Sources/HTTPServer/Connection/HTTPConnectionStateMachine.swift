@@ -81,6 +81,10 @@ package struct HTTPConnectionStateMachine<Clock: HTTPConnectionClock> {
     let refusals: @Sendable (HTTPRefusal) -> HTTPResponse
     /// Judges a head (as a request without body) before `100 Continue` is sent; nil lets it continue.
     let headCheck: ((HTTPRequest) -> HTTPResponse?)?
+    /// The loop's share of the request-buffer memory; nil: unbounded.
+    let budget: RequestBufferBudget?
+    /// What this connection's buffers count against `budget`.
+    private var accounted = 0
 
     private(set) var state: State
     /// When `deadlinePassed` must be called; nil while the responder works.
@@ -101,9 +105,10 @@ package struct HTTPConnectionStateMachine<Clock: HTTPConnectionClock> {
     /// A machine for a connection accepted now.
     package init(limits: HTTPLimits, timeouts: HTTPTimeouts, remoteAddress: String, clock: Clock,
                  refusals: @escaping @Sendable (HTTPRefusal) -> HTTPResponse = { $0.defaultResponse },
-                 headCheck: ((HTTPRequest) -> HTTPResponse?)? = nil) {
+                 headCheck: ((HTTPRequest) -> HTTPResponse?)? = nil, budget: RequestBufferBudget? = nil) {
         self.refusals = refusals
         self.headCheck = headCheck
+        self.budget = budget
         self.clock = clock
         self.limits = limits
         headTimeout = timeouts.requestHead.nanoseconds
@@ -137,6 +142,21 @@ package struct HTTPConnectionStateMachine<Clock: HTTPConnectionClock> {
 
     /// Bytes read from the socket.
     package mutating func bytesReceived(_ input: UnsafeRawBufferPointer) -> Action {
+        let action = receive(input)
+        guard let budget, !isClosed else { return action }
+        let holding = parser.headBytes.capacity + body.capacity + parked.capacity
+        let withinBudget = budget.update(from: accounted, to: holding)
+        accounted = holding
+        // Over the loop's share and growing with a request still arriving: refuse it, which
+        // returns its buffers. (Bytes parked behind a dispatched request are at most one read.)
+        guard !withinBudget, state == .receiving else { return action }
+        return refuse(status: 503, message: "request buffers are full; retry later", retryAfter: 1)
+    }
+
+    /// The bytes held in buffers now (counted against the budget).
+    package var bufferedBytes: Int { accounted }
+
+    private mutating func receive(_ input: UnsafeRawBufferPointer) -> Action {
         switch state {
         case .idle, .receiving:
             if parkedOffset < parked.count {
@@ -184,6 +204,12 @@ package struct HTTPConnectionStateMachine<Clock: HTTPConnectionClock> {
 
     /// Every byte of the last `.write` reached the socket.
     package mutating func writeCompleted() -> Action {
+        let action = afterWrite()
+        releaseBuffers()
+        return action
+    }
+
+    private mutating func afterWrite() -> Action {
         guard case .writing(let close) = state else { return .none }
         if close {
             parked = []
@@ -231,6 +257,16 @@ package struct HTTPConnectionStateMachine<Clock: HTTPConnectionClock> {
         parked = []
         body = []
         head = nil
+        parser = HTTPRequestParser(limits: limits)
+        releaseBuffers()
+    }
+
+    /// Gives back what the budget counts for this connection (after a dispatch, a refusal, a close).
+    private mutating func releaseBuffers() {
+        guard let budget else { return }
+        let holding = state == .closed ? 0 : parser.headBytes.capacity + body.capacity + parked.capacity
+        _ = budget.update(from: accounted, to: holding)
+        accounted = holding
     }
 
     private mutating func closeNow() -> Action {
@@ -238,30 +274,36 @@ package struct HTTPConnectionStateMachine<Clock: HTTPConnectionClock> {
         return .close
     }
 
-    private mutating func refuse(status: Int, message: String) -> Action {
+    private mutating func refuse(status: Int, message: String, retryAfter: Int? = nil) -> Action {
         let requestLine = head.map { ($0.method, $0.target) } ?? parser.requestLine
         var response = refusals(HTTPRefusal(status: status, message: message, method: requestLine?.0, target: requestLine?.1))
         response.status = status
+        if let retryAfter { response.headers.replaceOrAdd(name: "Retry-After", value: String(retryAfter)) }
+        let isHEAD = parser.methodIsHEAD
+        parser = HTTPRequestParser(limits: limits)  // nothing more is parsed; drop a partial head
         parked = []
         parkedOffset = 0
         body = []
         head = nil
         state = .writing(close: true)
         deadline = clock.nanoseconds &+ writeTimeout
-        return .write(HTTPResponseEncoder.encode(response, isHEAD: parser.methodIsHEAD, version: .http1_1, close: true,
-                                                 clock: clock).bytes)
+        let bytes = HTTPResponseEncoder.encode(response, isHEAD: isHEAD, version: .http1_1, close: true, clock: clock).bytes
+        releaseBuffers()
+        return .write(bytes)
     }
 
     /// A final response refusing the request before its body: sent with `Connection: close`.
     private mutating func refuse(_ response: HTTPResponse) -> Action {
-        let isHEAD = head?.method == "HEAD"
+        let isHEAD = head.map { $0.method == "HEAD" } ?? parser.methodIsHEAD
         let version = head?.version ?? .http1_1
+        parser = HTTPRequestParser(limits: limits)  // nothing more is parsed; drop a partial head
         parked = []
         parkedOffset = 0
         body = []
         head = nil
         state = .writing(close: true)
         deadline = clock.nanoseconds &+ writeTimeout
+        releaseBuffers()
         return .write(HTTPResponseEncoder.encode(response, isHEAD: isHEAD, version: version, close: true, clock: clock).bytes)
     }
 
@@ -302,7 +344,8 @@ package struct HTTPConnectionStateMachine<Clock: HTTPConnectionClock> {
                 if sendContinue { return .writeInterim(HTTPResponseEncoder.continueResponse) }
                 return .startReading
             case .head(let newHead):
-                if case .contentLength(let length) = newHead.framing { body.reserveCapacity(length) }
+                // No reservation up front: a declared length is not a promise, and reserving it for
+                // every unfinished body is what let 9,900 of them take 600 MiB (issue 8).
                 // The body's deadline follows the head's, not the moment the head happened to end.
                 if newHead.framing != .none { deadline = (deadline ?? clock.nanoseconds) &+ bodyTimeout }
                 head = newHead
@@ -330,6 +373,7 @@ package struct HTTPConnectionStateMachine<Clock: HTTPConnectionClock> {
                 deadline = nil
                 let complete = request(head, body: body)
                 body = []
+                releaseBuffers()
                 return .dispatch(complete)
             case .error(let error):
                 return refuse(status: error.httpStatus, message: error.description)

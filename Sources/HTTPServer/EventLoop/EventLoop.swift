@@ -27,6 +27,8 @@ final class EventLoop: @unchecked Sendable {
     let context: ServerContext
     let clock = SystemConnectionClock()
     let readBuffer: UnsafeMutableRawBufferPointer
+    /// This loop's share of the request-buffer memory.
+    let budget: RequestBufferBudget
 
     private let epoll: Int32
     private let wakeFD: Int32
@@ -84,6 +86,7 @@ final class EventLoop: @unchecked Sendable {
         self.wakeFD = wakeFD
         listenerRegistered = true
         readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
+        budget = RequestBufferBudget(limit: context.configuration.maxBufferedRequestBytes / context.configuration.loopCount)
         spareFD = Glibc.open("/dev/null", O_RDONLY | O_CLOEXEC)
         events = UnsafeMutableRawPointer.allocate(byteCount: Int(maxEvents) * Linux.epollEventSize, alignment: 8)
     }
@@ -391,7 +394,17 @@ final class EventLoop: @unchecked Sendable {
         }
     }
 
+    /// After a flood, hand freed memory back to the system: glibc keeps freed heap pages (and
+    /// each loop thread has its own arena), so RSS would stay at its peak without `malloc_trim`.
+    /// Done once this loop's buffers have fallen below an eighth of a peak over 16 MiB.
+    private func returnMemoryAfterAFlood() {
+        guard budget.highWater > 16 << 20, budget.used < budget.highWater / 8 else { return }
+        budget.resetHighWater()
+        _ = Linux.mallocTrim(0)
+    }
+
     private func sweep(now: UInt64) {
+        returnMemoryAfterAFlood()
         if !listenerRegistered && listener >= 0 && !stopping && now >= listenerPausedUntil {
             listenerRegistered = Linux.epollAdd(epoll, listener, events: Self.listenerEvents, tag: Self.listenerTag)
         }

@@ -9,12 +9,15 @@ enum Linux {
     typealias EpollWait = @convention(c) (Int32, UnsafeMutableRawPointer?, Int32, Int32) -> Int32
     typealias EventFD = @convention(c) (UInt32, Int32) -> Int32
     typealias Accept4 = @convention(c) (Int32, UnsafeMutablePointer<sockaddr>?, UnsafeMutablePointer<socklen_t>?, Int32) -> Int32
+    typealias MallocTrim = @convention(c) (Int) -> Int32
 
     nonisolated(unsafe) static let epollCreate1: EpollCreate1 = symbol("epoll_create1")
     nonisolated(unsafe) static let epollCtl: EpollCtl = symbol("epoll_ctl")
     nonisolated(unsafe) static let epollWait: EpollWait = symbol("epoll_wait")
     nonisolated(unsafe) static let eventfd: EventFD = symbol("eventfd")
     nonisolated(unsafe) static let accept4: Accept4 = symbol("accept4")
+    /// glibc's `malloc_trim` (`<malloc.h>`): returns free heap memory of every arena to the system.
+    nonisolated(unsafe) static let mallocTrim: MallocTrim = symbol("malloc_trim")
 
     static let epollIn: UInt32 = 0x001
     static let epollOut: UInt32 = 0x004
