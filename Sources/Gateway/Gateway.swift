@@ -18,9 +18,10 @@ public struct Gateway: HTTPResponder {
     private let endpoints: Endpoints
 
     public init(service: BadgeService, authenticator: RequestAuthenticator, pool: WorkerPool, metrics: Metrics,
-                accessLog: AccessLog?, clock: @escaping @Sendable () -> Timestamp, readiness: @escaping @Sendable () -> Readiness) {
+                accessLog: AccessLog?, clock: @escaping @Sendable () -> Timestamp, readiness: @escaping @Sendable () -> Readiness,
+                rateLimits: RateLimits = RateLimits()) {
         endpoints = Endpoints(service: service, authenticator: authenticator, pool: pool, metrics: metrics,
-                              accessLog: accessLog, clock: clock, readiness: readiness)
+                              accessLog: accessLog, clock: clock, readiness: readiness, rateLimits: rateLimits)
         router = endpoints.router()
     }
 
@@ -63,6 +64,8 @@ struct Endpoints: Sendable {
     let clock: @Sendable () -> Timestamp
     /// Whether the database is writable and the issuer keys are loaded, or why not.
     let readiness: @Sendable () -> Readiness
+    /// Failed guesses per key and address (`rate_limited`).
+    let rateLimits: RateLimits
 
     /// The route name of each path, as `route` labels and access lines give it.
     static let routes = ["/rpc": "rpc", "/healthz": "healthz", "/readyz": "readyz", "/metrics": "metrics", "/schema": "schema",
@@ -80,7 +83,7 @@ struct Endpoints: Sendable {
         router.add("GET", "/readyz") { request, respond in
             let started = ContinuousClock.now
             // Readiness writes to the database, so it runs off the event loop.
-            guard pool.submit({
+            guard pool.submit(key: request.remoteAddress, {
                 switch readiness() {
                 case .ready:
                     finish(request, .status(200, "ready"), route: "readyz", started: started, respond)
@@ -126,11 +129,20 @@ struct Endpoints: Sendable {
             return finish(request, httpResponse(outcome), route: "rpc", command: outcome.command, result: outcome.result,
                           started: started, respond)
         }
-        let accepted = pool.submit {
+        // One peer address queues at most its share of the pool, so a flood from it leaves room for others.
+        let accepted = pool.submit(key: request.remoteAddress) {
             let outcome: RPCOutcome
             switch authenticator.authenticate(signedRequest(request), now: clock()) {
             case .unsigned: outcome = service.handle(body: request.body, caller: .anonymous)
-            case .valid(let signer): outcome = service.handle(body: request.body, caller: .signer(signer.publicKey))
+            case .valid(let signer):
+                if let limited = codeRedemptionLimit(request, signer: signer) {
+                    return finish(request, httpResponse(limited), route: limited.command ?? "rpc", result: limited.result,
+                                  started: started, respond)
+                }
+                outcome = service.handle(body: request.body, caller: .signer(signer.publicKey))
+                if outcome.command == "redeemBadgeCode", outcome.response.errorCode == .codeInvalid {
+                    rateLimits.codeRedemptionFailed(key: signer.keyID, address: request.remoteAddress, now: clock().seconds)
+                }
             case .invalid(let refusal):
                 let refused = failure(.badRequest, refusal.reason)
                 return finish(request, httpResponse(refused, status: refusal.httpStatus), route: "rpc", command: nil,
@@ -146,17 +158,36 @@ struct Endpoints: Sendable {
     }
 
     /// What `POST /rpc` refuses on the event loop, before any queue: a media type other than
-    /// JSON (415), and credentials that fail a check needing no cryptography — a stale or future
-    /// `created`, a digest that does not match the body, a wrong front token (401).
+    /// JSON (415), a front token from an address that failed too many (`rate_limited`), and
+    /// credentials that fail a check needing no cryptography — a stale or future `created`, a
+    /// digest that does not match the body, a wrong front token (401, counted per address).
     func cheapRefusal(_ request: HTTPRequest, bodyReceived: Bool) -> (response: HTTPResponse, result: String)? {
         guard let type = request.headers.first("Content-Type"), Self.isJSON(type) else {
             let outcome = failure(.badRequest, "Content-Type must be application/json")
             return (httpResponse(outcome, status: 415), outcome.result)
         }
-        guard RequestAuthenticator.carriesCredentials({ request.headers.contains($0) }),
-              let refusal = authenticator.precheck(signedRequest(request), now: clock(), bodyReceived: bodyReceived)
-        else { return nil }
+        guard RequestAuthenticator.carriesCredentials({ request.headers.contains($0) }) else { return nil }
+        let now = clock()
+        if request.headers.contains("Authorization"),
+           let wait = rateLimits.frontTokenRetryAfter(address: request.remoteAddress, now: now.seconds) {
+            let limited = service.encode(.failure(.rateLimited, message: "too many failed front tokens from this address",
+                                                  retryAfter: UInt32(clamping: wait)), command: nil)
+            return (httpResponse(limited), limited.result)
+        }
+        guard let refusal = authenticator.precheck(signedRequest(request), now: now, bodyReceived: bodyReceived) else { return nil }
+        if refusal == .frontTokenMismatch { rateLimits.frontTokenFailed(address: request.remoteAddress, now: now.seconds) }
         return (httpResponse(failure(.badRequest, refusal.reason), status: refusal.httpStatus), "unauthenticated")
+    }
+
+    /// `rate_limited` for a code redemption while its key or address is blocked for failed ones.
+    /// The body is looked at only then, so the common path parses it once (in the RPC layer).
+    func codeRedemptionLimit(_ request: HTTPRequest, signer: VerifiedSigner) -> RPCOutcome? {
+        guard let wait = rateLimits.codeRedemptionRetryAfter(key: signer.keyID, address: request.remoteAddress,
+                                                              now: clock().seconds),
+              (try? JSONParser().parse(request.body))?["request"]?["type"]?.stringValue == "redeemBadgeCode"
+        else { return nil }
+        return service.encode(.failure(.rateLimited, message: "too many failed code redemptions; retry later",
+                                       retryAfter: UInt32(clamping: wait)), command: "redeemBadgeCode")
     }
 
     /// The request as RFC 9421 sees it; `@authority` is the target's (RFC 9112 §3.3: an

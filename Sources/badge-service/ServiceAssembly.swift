@@ -12,6 +12,17 @@ import Storage
 /// The composition root: builds the store, the issuer, the RPC layer, the gateway and the HTTP
 /// server from a checked configuration, and runs them until SIGTERM or SIGINT; SIGHUP reloads.
 enum ServiceAssembly {
+    /// The `[limits]` failure rules as the gateway takes them.
+    static func rateLimitRules(_ config: ServiceConfiguration) -> RateLimits.Configuration {
+        func rule(_ failures: Int) -> FailureLimiter.Rule {
+            FailureLimiter.Rule(maxFailures: failures, windowSeconds: Int64(config.failureWindowSeconds),
+                                blockSeconds: Int64(config.failureBlockSeconds))
+        }
+        return RateLimits.Configuration(codeFailuresPerKey: rule(config.failedCodesPerKey),
+                                        codeFailuresPerAddress: rule(config.failedCodesPerAddress),
+                                        frontTokenFailuresPerAddress: rule(config.failedFrontTokensPerAddress))
+    }
+
     static func serve(_ config: ServiceConfiguration) throws -> Int32 {
         // SIGHUP reloads once serving; until then one must not kill the starting service.
         signal(SIGHUP, SIG_IGN)
@@ -60,7 +71,8 @@ enum ServiceAssembly {
         // Whatever way serve ends from here (a stop, a failed bind), what is buffered goes out.
         defer { _ = accessSink?.flush(timeout: 2) }
         let gateway = Gateway(service: service, authenticator: authenticator,
-                              pool: WorkerPool(threads: config.workers, capacity: 4096), metrics: metrics,
+                              pool: WorkerPool(threads: config.workers, capacity: 4096, perKeyCapacity: config.queuePerAddress),
+                              metrics: metrics,
                               accessLog: accessLog, clock: systemClock,
                               readiness: {
                                   store.readiness().and { issuer.readiness }.and {
@@ -68,7 +80,8 @@ enum ServiceAssembly {
                                           ? .notReady(reason: "out of file descriptors: accept failed with EMFILE/ENFILE in the last 5 s")
                                           : .ready
                                   }
-                              })
+                              },
+                              rateLimits: RateLimits(rateLimitRules(config)))
         let server = HTTPServer(
             configuration: HTTPServerConfiguration(
                 host: config.listenHost, port: config.listenPort,

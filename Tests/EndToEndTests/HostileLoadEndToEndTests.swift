@@ -103,4 +103,56 @@ import Testing
         #expect(bodyElapsed >= 3.9 && bodyElapsed < 4.6, "408 after \(bodyElapsed) s")
         #expect(service.stop() == 0)
     }
+
+    /// Failed code redemptions are answered `rate_limited` with `retryAfter` per purchase key and
+    /// per address (issue 8: 6,328 guesses a second from one key); other commands are not limited.
+    @Test func failedRedemptionsAreRateLimitedPerKeyAndPerAddress() throws {
+        let service = try ServiceProcess(environment: ["BADGE_SERVICE_LIMITS_FAILED_CODES_PER_KEY": "3",
+                                                       "BADGE_SERVICE_LIMITS_FAILED_CODES_PER_ADDRESS": "5",
+                                                       "BADGE_SERVICE_LIMITS_FAILURE_BLOCK": "40"])
+        func redeem(_ key: Ed25519PrivateKey) throws -> HTTPReply {
+            try HTTP.rpc(service, HTTP.envelope(["type": "redeemBadgeCode", "masterKey": .string(Base64URL.encode(SecureRandom.bytes(32))),
+                                                 "code": "SB-0C0QS-XAQW1-N1VSA-R00Y3"], key: key), key: key)
+        }
+        let guesser = Ed25519PrivateKey()
+        for _ in 0..<3 {
+            let reply = try redeem(guesser)
+            #expect(reply.status == 422 && reply.response?.errorCode == .codeInvalid, "\(reply.text)")
+        }
+        let limited = try redeem(guesser)
+        #expect(limited.status == 429, "\(limited.text)")
+        guard case .error(.rateLimited, _, let retryAfter?)? = limited.response else { Issue.record("\(limited.text)"); return }
+        #expect(retryAfter >= 39 && retryAfter <= 40)
+        #expect(limited.headers["retry-after"] == String(retryAfter))
+        // the blocked key's other commands are answered as usual
+        let catalog = try HTTP.rpc(service, HTTP.envelope(["type": "getBadgeCatalog"], key: guesser), key: guesser)
+        #expect(catalog.status == 404 && catalog.response?.errorCode == .unknownPurchaseKey)
+        // the address: two more failures with another key reach its 5
+        let second = Ed25519PrivateKey()
+        #expect(try redeem(second).status == 422)
+        #expect(try redeem(second).status == 422)
+        let byAddress = try redeem(Ed25519PrivateKey())
+        #expect(byAddress.status == 429 && byAddress.response?.errorCode == .rateLimited, "\(byAddress.text)")
+        #expect(service.stop() == 0)
+    }
+
+    /// Failed front tokens are answered `rate_limited` per address; another address is not affected.
+    @Test func failedFrontTokensAreRateLimitedPerAddress() throws {
+        let token = String(repeating: "t", count: 40)
+        let service = try ServiceProcess(environment: ["BADGE_SERVICE_RPC_FRONT_TOKEN": token,
+                                                       "BADGE_SERVICE_LIMITS_FAILED_FRONT_TOKENS_PER_ADDRESS": "3"])
+        let key = Ed25519PrivateKey().publicKey.purchaseKeyText
+        func send(from source: String) throws -> String {
+            let socket = try RawSocket(port: service.port, source: source)
+            socket.send("POST /rpc HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nAuthorization: Bearer \(String(repeating: "x", count: 40))\r\n"
+                        + "Badge-Signer-Key: \(key)\r\nContent-Length: \(Self.catalogBody.utf8.count)\r\nConnection: close\r\n\r\n\(Self.catalogBody)")
+            return socket.receive()
+        }
+        for _ in 0..<3 { #expect(RawSocket.status(try send(from: "127.0.0.1")) == 401) }
+        let limited = try send(from: "127.0.0.1")
+        #expect(RawSocket.status(limited) == 429 && limited.contains("\"code\":\"rate_limited\"") && limited.contains("Retry-After: "),
+                "\(limited)")
+        #expect(RawSocket.status(try send(from: "127.0.0.2")) == 401)
+        #expect(service.stop() == 0)
+    }
 }

@@ -22,6 +22,16 @@ public struct ServiceConfiguration: Sendable, Equatable {
     // [limits]
     /// Request bytes all connections together may hold in buffers.
     public var maxBufferedRequestBytes = HTTPServerConfiguration.defaultMaxBufferedRequestBytes
+    /// Worker-queue jobs one peer address may have waiting (of 4096).
+    public var queuePerAddress = 512
+    /// Failed code redemptions within `failureWindowSeconds` that block a purchase key, an address.
+    public var failedCodesPerKey = 10
+    public var failedCodesPerAddress = 30
+    /// Failed front tokens within `failureWindowSeconds` that block an address.
+    public var failedFrontTokensPerAddress = 10
+    public var failureWindowSeconds = 60
+    /// How long a block lasts (the `retryAfter` of `rate_limited`).
+    public var failureBlockSeconds = 60
     /// Threads for signature checks, SQLite and BBS signing: twice the online CPUs, at least 4.
     public var workers = max(4, 2 * HTTPServerConfiguration.onlineCPUs)
     public var signatureWindowSeconds = 300
@@ -95,6 +105,12 @@ public struct ServiceConfiguration: Sendable, Equatable {
         .integer("server", "max_connections_per_address", \.maxConnectionsPerAddress, in: 1...1_000_000),
         .integer("server", "descriptor_reserve", \.descriptorReserve, in: 0...65_536),
         .integer("limits", "max_buffered_request_bytes", \.maxBufferedRequestBytes, in: 65_536...(1 << 40)),
+        .integer("limits", "queue_per_address", \.queuePerAddress, in: 1...4096),
+        .integer("limits", "failed_codes_per_key", \.failedCodesPerKey, in: 1...1_000_000),
+        .integer("limits", "failed_codes_per_address", \.failedCodesPerAddress, in: 1...1_000_000),
+        .integer("limits", "failed_front_tokens_per_address", \.failedFrontTokensPerAddress, in: 1...1_000_000),
+        .integer("limits", "failure_window", \.failureWindowSeconds, in: 1...86_400),
+        .integer("limits", "failure_block", \.failureBlockSeconds, in: 1...86_400),
         .integer("server", "workers", \.workers, in: 1...1024),
         .integer("server", "signature_window", \.signatureWindowSeconds, in: 1...86_400),
         .flag("server", "access_log", \.accessLog),
