@@ -27,10 +27,13 @@ public struct Gateway: HTTPResponder {
 
     /// Before `100 Continue`: the route exists, and on `POST /rpc` the media type is JSON and the
     /// credentials pass every check that needs no body.
+    /// A refusal here is logged and counted as the HTTP layer's refusals are.
     public func checkHead(_ head: HTTPRequest) -> HTTPResponse? {
-        if let refusal = router.checkHead(head) { return refusal }
-        guard head.path == "/rpc" else { return nil }
-        return endpoints.cheapRefusal(head, bodyReceived: false)?.response
+        if let refusal = router.checkHead(head) {
+            return endpoints.headRefused(head, refusal, route: endpoints.route(for: head.path), result: nil)
+        }
+        guard head.path == "/rpc", let refusal = endpoints.cheapRefusal(head, bodyReceived: false) else { return nil }
+        return endpoints.headRefused(head, refusal.response, route: "rpc", result: refusal.result)
     }
 
     /// Routes the request under a new ``RequestID`` (the worker pool carries it to the work it
@@ -97,7 +100,7 @@ struct Endpoints: Sendable {
         router.add("GET", "/metrics") { request, respond in
             let started = ContinuousClock.now
             // The scrape reads the database's totals, so it runs off the event loop too.
-            guard pool.submit({
+            guard pool.submit(key: request.remoteAddress, {
                 let response = HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: metrics.render())
                 finish(request, response, route: "metrics", started: started, respond)
             }) else {
@@ -136,7 +139,7 @@ struct Endpoints: Sendable {
             case .unsigned: outcome = service.handle(body: request.body, caller: .anonymous)
             case .valid(let signer):
                 if let limited = codeRedemptionLimit(request, signer: signer) {
-                    return finish(request, httpResponse(limited), route: limited.command ?? "rpc", result: limited.result,
+                    return finish(request, httpResponse(limited), route: "rpc", command: limited.command, result: limited.result,
                                   started: started, respond)
                 }
                 outcome = service.handle(body: request.body, caller: .signer(signer.publicKey))
@@ -176,7 +179,8 @@ struct Endpoints: Sendable {
         }
         guard let refusal = authenticator.precheck(signedRequest(request), now: now, bodyReceived: bodyReceived) else { return nil }
         if refusal == .frontTokenMismatch { rateLimits.frontTokenFailed(address: request.remoteAddress, now: now.seconds) }
-        return (httpResponse(failure(.badRequest, refusal.reason), status: refusal.httpStatus), "unauthenticated")
+        let refused = failure(.badRequest, refusal.reason)
+        return (httpResponse(refused, status: refusal.httpStatus), refused.result)
     }
 
     /// `rate_limited` for a code redemption while its key or address is blocked for failed ones.
@@ -221,6 +225,18 @@ struct Endpoints: Sendable {
         metrics.recordRequest(route: route, command: command, result: result, status: response.status, seconds: seconds)
         accessLog?.record(requestID: id, method: request.method, path: request.path, route: route, command: command,
                           status: response.status, result: result, seconds: seconds)
+    }
+
+    /// A refusal before `100 Continue` (``Gateway/checkHead(_:)``), counted and logged under a new
+    /// request id, as the HTTP layer's refusals are.
+    func headRefused(_ head: HTTPRequest, _ response: HTTPResponse, route: String, result: String?) -> HTTPResponse {
+        let id = RequestID()
+        var response = response
+        response.headers.replaceOrAdd(name: "X-Request-Id", value: id.text)
+        metrics.recordRefusal(route: route, status: response.status)
+        accessLog?.record(requestID: id, method: head.method, path: head.path, route: route, command: nil,
+                          status: response.status, result: result, seconds: nil)
+        return response
     }
 
     /// The answer to an HTTP-layer refusal, counted and logged under a new request id.

@@ -26,7 +26,8 @@ import Testing
             action = latin1(piece).withUnsafeBytes { m.bytesReceived($0) }
         }
         if wait {
-            clock.advance(.seconds(25))
+            // past both deadlines: the head's (10 s) and the body's (10 + 20 s from the accept)
+            clock.advance(.seconds(31))
             action = m.deadlinePassed()
         }
         guard case .write(let bytes) = action else {

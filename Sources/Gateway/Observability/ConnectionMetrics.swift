@@ -13,12 +13,12 @@ public struct ConnectionMetrics: MetricsSource {
     public func families() -> [MetricFamily] {
         guard let c = statistics() else { return [] }
         var limit = MetricFamily("badge_max_connections", .gauge, help: "Connection limit in force (after RLIMIT_NOFILE).")
-        limit.add(Double(c.maxConnections))
+        limit.add([], Double(c.maxConnections))
         var refused = MetricFamily("badge_connections_refused_total", .counter, help: "New connections answered 503, by reason.")
         refused.add([("reason", "address_full")], Double(c.refusedAddressFull))
         refused.add([("reason", "table_full")], Double(c.refusedTableFull))
         var evicted = MetricFamily("badge_connections_evicted_total", .counter, help: "Idle connections closed to make room for new ones.")
-        evicted.add(Double(c.evictedIdle))
+        evicted.add([], Double(c.evictedIdle))
         var acceptErrors = MetricFamily("badge_accept_errors_total", .counter, help: "accept() failures for lack of descriptors, by errno.")
         acceptErrors.add([("errno", "EMFILE")], Double(c.acceptEMFILE))
         acceptErrors.add([("errno", "ENFILE")], Double(c.acceptENFILE))
