@@ -192,6 +192,11 @@ def metric(port, name):
     values = re.findall(rb"^" + re.escape(name.encode()) + rb"(?:\{[^}]*\})? (\d+)", body, re.M)
     return sum(int(v) for v in values)
 
+def labelled(port, name, label_value):
+    _, _, body = request(port, "/metrics")
+    values = re.findall(rb"^" + re.escape(name.encode()) + rb"\{[^}]*\"" + re.escape(label_value.encode()) + rb"\"[^}]*\} (\d+)", body, re.M)
+    return sum(int(v) for v in values)
+
 def scenario_connections():
     print("== 10,000 keep-alive connections from 127.0.0.1, /healthz from 127.0.0.2 every 100 ms")
     for label, ini in [("default per-address cap", ""),
@@ -205,12 +210,13 @@ def scenario_connections():
         flood.run(15)
         prober.running = False
         prober.join()
-        print(f"  {label}: server held {metric(server.port, 'badge_open_connections')} connections; "
-              f"attacker got {flood.statuses.get(200, 0)} × 200, {flood.statuses.get(503, 0)} × 503, "
-              f"{flood.closed_by_server} closes; refused address_full/table_full "
-              f"{metric(server.port, 'badge_connections_refused_total{reason=\"address_full\"')}/"
-              f"{metric(server.port, 'badge_connections_refused_total{reason=\"table_full\"')}, "
-              f"evicted {metric(server.port, 'badge_connections_evicted_total')}")
+        held = metric(server.port, "badge_open_connections")
+        address_full = labelled(server.port, "badge_connections_refused_total", "address_full")
+        table_full = labelled(server.port, "badge_connections_refused_total", "table_full")
+        evicted = metric(server.port, "badge_connections_evicted_total")
+        print(f"  {label}: server held {held} connections; attacker got {flood.statuses.get(200, 0)} x 200, "
+              f"{flood.statuses.get(503, 0)} x 503, {flood.closed_by_server} closes; refused address_full/table_full "
+              f"{address_full}/{table_full}, evicted {evicted}")
         print(f"    probe from 127.0.0.2: {prober.summary()}")
         flood.close_all()
         server.stop()
@@ -271,16 +277,17 @@ class Redeemer(threading.Thread):
         from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
         self.port, self.statuses, self.running = port, {}, True
         self.keys = [Ed25519PrivateKey.generate() for _ in range(connections)]
-        self.sockets = []
-        for _ in range(connections):
-            s = socket.create_connection(("127.0.0.1", port), source_address=("127.0.0.3", 0), timeout=10)
-            self.sockets.append(s)
+        self.sockets = [self.connect() for _ in range(connections)]
+
+    def connect(self):
+        return socket.create_connection(("127.0.0.1", self.port), source_address=("127.0.0.3", 0), timeout=10)
 
     def run(self):
-        rounds = 0
-        while self.running and self.sockets:
-            for s, key in list(zip(self.sockets, self.keys)):
+        while self.running:
+            for i, key in enumerate(self.keys):
                 try:
+                    s = self.sockets[i] or self.connect()
+                    self.sockets[i] = s
                     s.sendall(signed_redeem(key, self.port))
                     data = b""
                     while b"\r\n\r\n" not in data:
@@ -293,16 +300,24 @@ class Redeemer(threading.Thread):
                         data += s.recv(65536)
                     status = int(data[9:12])
                     self.statuses[status] = self.statuses.get(status, 0) + 1
+                    if b"connection: close" in data.lower():
+                        raise OSError("closed after the response")
                 except OSError:
-                    self.statuses["closed"] = self.statuses.get("closed", 0) + 1
-                    self.sockets.remove(s)
-            rounds += 1
+                    # evicted while idle, refused, or closed: reconnect on the next round
+                    self.statuses["reconnect"] = self.statuses.get("reconnect", 0) + 1
+                    if self.sockets[i]:
+                        self.sockets[i].close()
+                    self.sockets[i] = None
             time.sleep(0.2)
 
 def scenario_descriptors():
-    print("== serve under ulimit -n 1024, 1,100 connections from 50 addresses")
-    for label, ini in [("default descriptor_reserve (64)", ""), ("descriptor_reserve = 0", "[server]\ndescriptor_reserve = 0\n")]:
-        server = Server(ini + "[limits]\nfailed_codes_per_key = 1000000\nfailed_codes_per_address = 1000000\n", ulimit=1024)
+    print("== RLIMIT_NOFILE 1024, 1,100 connections from 50 addresses, signed redemptions from 127.0.0.3 all along")
+    for label, lower_later in [("started under ulimit -n 1024 (the table is fitted under it)", False),
+                               ("started with 20,000 descriptors (table 10,000), then lowered to 1024 with prlimit", True)]:
+        server = Server("[limits]\nfailed_codes_per_key = 1000000\nfailed_codes_per_address = 1000000\n",
+                        ulimit=None if lower_later else 1024)
+        if lower_later:
+            subprocess.run(["prlimit", "--pid", str(server.process.pid), "--nofile=1024:1024"], check=True)
         redeemer = Redeemer(server.port)
         redeemer.start()
         limit = metric(server.port, "badge_max_connections")
@@ -325,8 +340,9 @@ def scenario_descriptors():
         healthz = request(server.port, "/healthz", source="127.0.0.4")[0]
         redeemer.running = False
         redeemer.join()
+        emfile = labelled(server.port, "badge_accept_errors_total", "EMFILE")
         print(f"  {label}: max_connections in force {limit}; attacker statuses {dict(sorted(flood.statuses.items()))}; "
-              f"accept EMFILE {metric(server.port, 'badge_accept_errors_total{errno=\"EMFILE\"')}")
+              f"accept EMFILE {emfile}")
         print(f"    error lines naming EMFILE: {len(emfile_lines)}" + (f" (first: {emfile_lines[0][:200]})" if emfile_lines else ""))
         print(f"    /readyz with the table full: {ready_full}; right after the connections closed: {ready_after_close}; "
               f"200 again after {recovered_at:.1f} s" if recovered_at is not None else "    /readyz never recovered")
