@@ -32,14 +32,16 @@ func testRouter(slowDelay: Duration = .milliseconds(500), handled: LockedValueBo
 /// A real server on 127.0.0.1 and a free port, stopped when `body` returns.
 func withTestServer<T>(limits: HTTPLimits = HTTPLimits(), timeouts: HTTPTimeouts = HTTPTimeouts(timerResolution: .milliseconds(20)),
                        maxConnections: Int = 1000, maxConnectionsPerAddress: Int? = nil, idleReserve: Int? = nil,
-                       loopCount: Int = 2, responder: (any HTTPResponder)? = nil,
+                       loopCount: Int = 2, maxBufferedRequestBytes: Int = HTTPServerConfiguration.defaultMaxBufferedRequestBytes,
+                       responder: (any HTTPResponder)? = nil,
                        onResponse: (@Sendable (HTTPRequest, HTTPResponse, UInt64) -> Void)? = nil,
                        _ body: (HTTPServer, Int) throws -> T) throws -> T {
     // Every test client comes from 127.0.0.1: unless a test says otherwise, it may use the whole table.
     let configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0, limits: limits, timeouts: timeouts,
                                                 loopCount: loopCount, maxConnections: maxConnections,
                                                 maxConnectionsPerAddress: maxConnectionsPerAddress ?? maxConnections,
-                                                idleReserve: idleReserve, onResponse: onResponse)
+                                                idleReserve: idleReserve, maxBufferedRequestBytes: maxBufferedRequestBytes,
+                                                onResponse: onResponse)
     let server = HTTPServer(configuration: configuration, responder: responder ?? testRouter())
     let port = try server.start()
     defer {

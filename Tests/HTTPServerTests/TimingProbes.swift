@@ -164,4 +164,28 @@ import Testing
             #expect(server.connectionStatistics.evictedIdle == 1)
         }
     }
+
+    /// Issue 8: past the request-buffer budget, a connection whose unfinished body grows is
+    /// answered 503 with `Retry-After` and closed; a small request is still served.
+    @Test func unfinishedBodiesPastTheBufferBudgetAre503() throws {
+        try withTestServer(loopCount: 1, maxBufferedRequestBytes: 256 * 1024) { _, port in
+            let head = "POST /v1/echo HTTP/1.1\r\nHost: t\r\nContent-Length: 65536\r\n\r\n"
+            let body = String(repeating: "a", count: 65_535)
+            var clients: [RawClient] = []
+            var refused = 0
+            for _ in 0..<8 {
+                let client = try RawClient(port: port, receiveTimeout: .milliseconds(300))
+                client.send(head + body)
+                clients.append(client)
+                if let answer = try? client.readResponse() {
+                    #expect(answer.status == 503)
+                    #expect(answer.header("Retry-After") == "1")
+                    refused += 1
+                }
+            }
+            #expect(refused >= 4, "8 bodies of 64 KiB against a 256 KiB budget: \(refused) refused")
+            #expect(refused < 8)
+            expectServerStillServes(port: port)
+        }
+    }
 }
