@@ -11,13 +11,15 @@ Scenarios (each starts its own `serve` on a free port with its own data director
                default descriptor_reserve (the table is fitted under the limit) and with
                descriptor_reserve 0 (the table outgrows the descriptors: EMFILE). Signed
                redemptions of an unknown code are sent all along on connections opened first.
+  fairness     signed redemptions from 127.0.0.3 alone, then beside 100 connections from
+               127.0.0.1 pipelining 64 KiB bodies whose Content-Digest does not match.
 Peer addresses are 127.0.0.0/8 (Linux routes all of it to loopback). Standard library, plus
 `cryptography` (Ed25519) from the test peers' virtual environment for the signed requests.
 """
 import base64, hashlib, json, os, re, selectors, signal, socket, subprocess, sys, tempfile, threading, time
 
 BINARY = sys.argv[1]
-SCENARIOS = sys.argv[2:] or ["connections", "memory", "descriptors"]
+SCENARIOS = sys.argv[2:] or ["connections", "memory", "descriptors", "fairness"]
 
 def rss_kib(pid):
     with open(f"/proc/{pid}/status") as f:
@@ -275,7 +277,7 @@ class Redeemer(threading.Thread):
     def __init__(self, port, connections=4):
         super().__init__(daemon=True)
         from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-        self.port, self.statuses, self.running = port, {}, True
+        self.port, self.statuses, self.running, self.latencies = port, {}, True, []
         self.keys = [Ed25519PrivateKey.generate() for _ in range(connections)]
         self.sockets = [self.connect() for _ in range(connections)]
 
@@ -288,6 +290,7 @@ class Redeemer(threading.Thread):
                 try:
                     s = self.sockets[i] or self.connect()
                     self.sockets[i] = s
+                    started = time.monotonic()
                     s.sendall(signed_redeem(key, self.port))
                     data = b""
                     while b"\r\n\r\n" not in data:
@@ -299,6 +302,7 @@ class Redeemer(threading.Thread):
                     while len(data.split(b"\r\n\r\n", 1)[1]) < length:
                         data += s.recv(65536)
                     status = int(data[9:12])
+                    self.latencies.append(time.monotonic() - started)
                     self.statuses[status] = self.statuses.get(status, 0) + 1
                     if b"connection: close" in data.lower():
                         raise OSError("closed after the response")
@@ -349,5 +353,55 @@ def scenario_descriptors():
         print(f"    /healthz after recovery: {healthz}; signed redemptions all along: {redeemer.statuses} (500 count: {redeemer.statuses.get(500, 0)})")
         server.stop()
 
+def percentiles(values):
+    values = sorted(values)
+    if not values:
+        return "no answers"
+    pick = lambda q: values[min(len(values) - 1, int(len(values) * q))] * 1000
+    return f"p50 {pick(0.5):.1f} ms, p90 {pick(0.9):.1f} ms, max {values[-1] * 1000:.1f} ms over {len(values)}"
+
+def redeem_in_process(port, seconds, queue):
+    redeemer = Redeemer(port)
+    redeemer.start()
+    time.sleep(seconds)
+    redeemer.running = False
+    redeemer.join()
+    queue.put((redeemer.latencies, redeemer.statuses))
+
+def redeem_elsewhere(port, seconds):
+    """A Redeemer in its own process, so the flood's loop in this one cannot delay it (the GIL)."""
+    import multiprocessing
+    queue = multiprocessing.Queue()
+    process = multiprocessing.Process(target=redeem_in_process, args=(port, seconds, queue))
+    process.start()
+    return process, queue
+
+def scenario_fairness():
+    print("== signed redemptions from 127.0.0.3 while 127.0.0.1 posts 64 KiB bodies whose digest does not match")
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    # The guess limits would answer the redeemer rate_limited within a minute: lifted here.
+    server = Server("[limits]\nfailed_codes_per_key = 1000000\nfailed_codes_per_address = 1000000\n")
+    process, queue = redeem_elsewhere(server.port, 5)
+    alone_latencies, alone_statuses = queue.get()
+    process.join()
+    # A signed request whose body is then changed: refused at the digest, before any cryptography.
+    request = signed_redeem(Ed25519PrivateKey.generate(), server.port)
+    head, body = request.split(b"\r\n\r\n", 1)
+    head = re.sub(rb"Content-Length: \d+", b"Content-Length: 65536", head)
+    forged = head + b"\r\n\r\n" + (body + b" " * 65536)[:65536]
+    flood = Flood(server.port, 100, forged * 200, ["127.0.0.1"], reopen=True)
+    flood.fill()
+    flood.run(1)
+    process, queue = redeem_elsewhere(server.port, 13)
+    flood.run(14)
+    beside_latencies, beside_statuses = queue.get()
+    process.join()
+    print(f"  alone: {percentiles(alone_latencies)}; statuses {alone_statuses}")
+    print(f"  beside the flood: {percentiles(beside_latencies)}; statuses {beside_statuses}")
+    print(f"  the flood got {dict(sorted(flood.statuses.items()))} in 15 s")
+    flood.close_all()
+    server.stop()
+
 for name in SCENARIOS:
-    {"connections": scenario_connections, "memory": scenario_memory, "descriptors": scenario_descriptors}[name]()
+    {"connections": scenario_connections, "memory": scenario_memory, "descriptors": scenario_descriptors,
+     "fairness": scenario_fairness}[name]()
