@@ -12,6 +12,9 @@ Tests/AppStoreTests.
   appstore_peer.py pki DIR    -> a fresh PKI in DIR: root.der, root.pem, intermediate.der,
                                  leaf.der, leaf-key.pem
   appstore_peer.py sign DIR   -> stdin: a payload JSON object; stdout: its JWS signed by DIR's leaf
+  appstore_peer.py apikey DIR -> an App Store Connect-like key in DIR: key.p8 (PKCS#8 PEM, P-256), key.pub.pem
+  appstore_peer.py token PUB  -> stdin: an App Store Server API bearer token; stdout: {"header", "claims"}
+                                 as PyJWT reads them, verified with PUB (PEM) for audience appstoreconnect-v1
 """
 import base64
 import datetime
@@ -309,8 +312,24 @@ def main():
         pki.leaf = x509.load_der_x509_certificate(read("leaf.der"))
         pki.leaf_key = serialization.load_pem_private_key(read("leaf-key.pem"), None)
         sys.stdout.write(jws(json.load(sys.stdin), pki))
+    elif command == "apikey":
+        import os
+        key = ec.generate_private_key(ec.SECP256R1())
+        with open(os.path.join(sys.argv[2], "key.p8"), "wb") as f:
+            f.write(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                      serialization.NoEncryption()))
+        with open(os.path.join(sys.argv[2], "key.pub.pem"), "wb") as f:
+            f.write(key.public_key().public_bytes(serialization.Encoding.PEM,
+                                                  serialization.PublicFormat.SubjectPublicKeyInfo))
+    elif command == "token":
+        import jwt
+        token = sys.stdin.read().strip()
+        public = serialization.load_pem_public_key(open(sys.argv[2], "rb").read())
+        claims = jwt.decode(token, public, algorithms=["ES256"], audience="appstoreconnect-v1",
+                            options={"require": ["iss", "iat", "exp", "aud", "bid"]})
+        json.dump({"header": jwt.get_unverified_header(token), "claims": claims}, sys.stdout)
     else:
-        sys.exit("usage: appstore_peer.py corpus | pki DIR | sign DIR")
+        sys.exit("usage: appstore_peer.py corpus | pki DIR | sign DIR | apikey DIR | token PUB")
 
 
 if __name__ == "__main__":
