@@ -305,7 +305,7 @@ enum RawHTTP {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
             }
             guard connected == 0 else {
-                close(fd)
+                // deinit closes fd (self is fully initialised); a close here would be a second one.
                 throw ServiceProcess.Failure("connect to 127.0.0.1:\(port): \(String(cString: strerror(errno)))")
             }
         }

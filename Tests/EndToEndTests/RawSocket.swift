@@ -17,13 +17,15 @@ final class RawSocket {
             let bound = withUnsafePointer(to: &local) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
             }
-            guard bound == 0 else { close(fd); throw ServiceProcess.Failure("bind \(source): \(String(cString: strerror(errno)))") }
+            // No close before throwing: fd is set, so deinit closes it; closing twice could close
+            // a descriptor another test opened in between.
+            guard bound == 0 else { throw ServiceProcess.Failure("bind \(source): \(String(cString: strerror(errno)))") }
         }
         var remote = Self.address("127.0.0.1", port: port)
         let connected = withUnsafePointer(to: &remote) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard connected == 0 else { close(fd); throw ServiceProcess.Failure("connect: \(String(cString: strerror(errno)))") }
+        guard connected == 0 else { throw ServiceProcess.Failure("connect: \(String(cString: strerror(errno)))") }
     }
 
     deinit { close(fd) }

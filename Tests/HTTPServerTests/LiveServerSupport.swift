@@ -87,11 +87,9 @@ final class RawClient: @unchecked Sendable {
             let bound = withUnsafePointer(to: &local) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
             }
-            guard bound == 0 else {
-                let code = errno
-                close(fd)
-                throw ClientError.connect(code)
-            }
+            // No close before throwing: fd is set, so deinit runs and closes it (a second close
+            // could close a descriptor another test has opened since).
+            guard bound == 0 else { throw ClientError.connect(errno) }
         }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -100,11 +98,7 @@ final class RawClient: @unchecked Sendable {
         let result = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard result == 0 else {
-            let code = errno
-            close(fd)
-            throw ClientError.connect(code)
-        }
+        guard result == 0 else { throw ClientError.connect(errno) }
         setReceiveTimeout(receiveTimeout)
         var tv = timeval(tv_sec: 5, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
