@@ -55,11 +55,18 @@ public final class SQLiteDatabase: @unchecked Sendable {
     func write<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
         writeLock.lock()
         defer { writeLock.unlock() }
-        try writer.execute("BEGIN IMMEDIATE")
+        do {
+            try writer.execute("BEGIN IMMEDIATE")
+        } catch StorageError.busy {
+            throw StorageError.busy(path: path)
+        }
         do {
             let result = try body(writer)
             try writer.execute("COMMIT")
             return result
+        } catch StorageError.busy {
+            try? writer.execute("ROLLBACK")
+            throw StorageError.busy(path: path)
         } catch {
             try? writer.execute("ROLLBACK")
             throw error

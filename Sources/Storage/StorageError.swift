@@ -4,8 +4,9 @@ import CSQLite
 public enum StorageError: Error, Equatable, CustomStringConvertible {
     /// The database file could not be opened or created.
     case cannotOpen(path: String, reason: String)
-    /// Another process held the write lock past the busy timeout.
-    case busy
+    /// Another process held the write lock past the busy timeout; `path` names the database
+    /// once ``SQLiteDatabase`` has seen it (SQLite's code alone does not).
+    case busy(path: String?)
     /// Another writer got there first: a UNIQUE or PRIMARY KEY race, or a conditional write
     /// whose expected state moved. Re-reading and re-planning may succeed; `constraint` names it.
     case conflict(constraint: String)
@@ -31,7 +32,8 @@ public enum StorageError: Error, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .cannotOpen(let path, let reason): return "cannot open database \(path): \(reason)"
-        case .busy: return "database is busy (another writer held the lock too long)"
+        case .busy(let path):
+            return "database \(path.map { $0 + " " } ?? "")is busy: another process held its write lock past [database] busy_timeout_ms"
         case .conflict(let constraint): return "conflicting write: \(constraint)"
         case .brokenInvariant(let kind, let constraint): return "broken invariant (\(kind.rawValue)): \(constraint)"
         case .newerSchema(let found, let supported):
@@ -51,7 +53,7 @@ public enum StorageError: Error, Equatable, CustomStringConvertible {
     /// tells which constraint failed; its low byte is the primary code).
     static func classify(extended: Int32, message: String) -> StorageError {
         switch extended & 0xFF {
-        case SQLITE_BUSY, SQLITE_LOCKED: return .busy
+        case SQLITE_BUSY, SQLITE_LOCKED: return .busy(path: nil)
         case SQLITE_CONSTRAINT:
             switch extended {
             case CSQLITE_CONSTRAINT_UNIQUE, CSQLITE_CONSTRAINT_PRIMARYKEY, CSQLITE_CONSTRAINT_ROWID:

@@ -138,6 +138,12 @@ import Testing
         #expect(ready.json?["reason"]?.stringValue == "database \(database) is busy: another process holds its write lock",
                 "\(ready.text)")
 
+        // an operator command beside it fails the same way, in one line naming the database
+        let command = try service.cli(["codes", "create", "--type", "supporter", "--months", "1"])
+        #expect(command.status == 1 && command.stdout.isEmpty, "\(command.stdout)")
+        #expect(command.stderr.split(separator: "\n").count == 1, "\(command.stderr)")
+        #expect(command.stderr.contains("database \(database) is busy: another process held its write lock"), "\(command.stderr)")
+
         // once the lock is released, the same request lands
         release()
         let redeemed = try redeem(code, on: service, by: key)
