@@ -24,8 +24,13 @@ enum ServiceAssembly {
     }
 
     static func serve(_ config: ServiceConfiguration) throws -> Int32 {
-        // SIGHUP reloads once serving; until then one must not kill the starting service.
-        signal(SIGHUP, SIG_IGN)
+        // SIGTERM, SIGINT and SIGHUP are blocked here, before any thread exists, so every thread
+        // inherits the mask: one that comes while the service starts neither kills it nor is
+        // lost, but stays pending until the Dispatch sources of runUntilTerminated read it.
+        var observed = sigset_t()
+        sigemptyset(&observed)
+        for signalNumber in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&observed, signalNumber) }
+        pthread_sigmask(SIG_BLOCK, &observed, nil)
         for warning in config.unusedSectionWarnings(deployedVerifiers: BadgeService.deployedVerifiers) {
             ServiceLog.warning(warning)
         }
