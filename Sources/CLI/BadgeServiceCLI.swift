@@ -41,6 +41,7 @@ public enum BadgeServiceCLI {
           ledger    a purchase's months ledger: show, credit
           client    a signing client to try the service from a shell
           config    check the configuration and print it, every key with where it came from
+          schema    print the JTD schema, or with --openapi the OpenAPI 3.1 document of the HTTP surface
 
         Every command takes --config FILE (INI) and --data DIR; --help shows its options.
         badge-service --version prints the version.
@@ -50,7 +51,7 @@ public enum BadgeServiceCLI {
     public static let version = "0.1.0"
 
     /// The commands `run` knows, as the unknown-command hint lists them.
-    static let commands = ["serve", "init", "backup", "issuer", "codes", "catalog", "ledger", "client", "config"]
+    static let commands = ["serve", "init", "backup", "issuer", "codes", "catalog", "ledger", "client", "config", "schema"]
 
     /// Runs one command line (without the program name); returns the exit status. `serve` runs
     /// the service for the `serve` command.
@@ -80,6 +81,7 @@ public enum BadgeServiceCLI {
             case "ledger": try LedgerCommand.run(&args, environment: environment, output: output)
             case "client": try ClientCommand.run(&args, environment: environment, output: output)
             case "config": try ConfigCommand.run(&args, environment: environment, output: output)
+            case "schema": try SchemaCommand.run(&args, output: output)
             default:
                 output.err("badge-service: unknown command '\(command)' (commands: \(commands.joined(separator: ", ")); see badge-service --help)")
                 return 2

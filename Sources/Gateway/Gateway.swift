@@ -110,6 +110,9 @@ struct Endpoints: Sendable {
         router.add("GET", "/schema") { request, respond in
             finish(request, .json(200, BadgeRPCSchema.text), route: "schema", started: .now, respond)
         }
+        router.add("GET", "/openapi.json") { request, respond in
+            finish(request, .json(200, OpenAPIDocument.text), route: "openapi", result: "ok", started: .now, respond)
+        }
         for provider in ["stripe", "btcpay"] {
             router.add("POST", "/webhooks/\(provider)") { request, respond in
                 let response = HTTPResponse.error(status: 501, message: "\(provider) settlement is not available in this version")

@@ -1,0 +1,272 @@
+import HTTPServer
+import JSON
+import Schema
+
+/// The OpenAPI 3.1 description of the HTTP surface (README, HTTP surface), served at
+/// `GET /openapi.json`, printed by `badge-service schema --openapi` and committed as
+/// `schema/badges-rpc.openapi.json`. Its schemas are the JTD schema translated by
+/// ``JSONSchemaTranslation`` and its statuses come from the status mappings, so it cannot
+/// drift from what the service validates and answers.
+public enum OpenAPIDocument {
+    /// The document.
+    public static let value: JSONValue = build()
+
+    /// The document as committed: indented, with a final newline.
+    public static let text: String = value.text(.indented) + "\n"
+
+    static let schemas = "#/components/schemas/"
+
+    static func ref(_ name: String) -> JSONValue { ["$ref": .string(schemas + name)] }
+
+    static func object(_ members: [(String, JSONValue)]) -> JSONObject {
+        var o = JSONObject()
+        for (k, v) in members { o[k] = v }
+        return o
+    }
+
+    static func build() -> JSONValue {
+        let jtd: JSONValue
+        let translation: JSONSchemaTranslation
+        do {
+            jtd = try JSONValue.parse(BadgeRPCSchema.text)
+            translation = try JSONSchemaTranslation(jtd, options: .openAPI)
+        } catch {
+            // The embedded schema is a constant the tests check; failing here is a build defect.
+            fatalError("the embedded JTD schema does not translate: \(error)")
+        }
+        var components = translation.definitionsObject
+        let responseVariants = translation.definitions.map(\.name).filter { $0.hasPrefix("response.") && $0 != "response.error" }
+        components["successResponse"] = [
+            "description": "Every response but `error`: what a 200 carries.",
+            "oneOf": .array(responseVariants.map(ref)),
+            "discriminator": ["propertyName": "type",
+                              "mapping": .object(object(responseVariants.map { ($0.dropPrefix("response."), .string(schemas + $0)) }))],
+        ]
+        components["httpError"] = [
+            "description": "The HTTP layer's own refusal (the request could not be read as HTTP, or no route answers it): a slug of the status, the status, and a message.",
+            "type": "object",
+            "properties": [
+                "error": ["type": "string", "description": "e.g. bad_request, content_too_large, request_timeout, not_implemented"],
+                "status": ["type": "integer", "minimum": 400, "maximum": 599],
+                "message": ["type": "string"],
+            ],
+            "required": ["error", "status", "message"],
+            "additionalProperties": false,
+        ]
+        components["probeStatus"] = [
+            "type": "object",
+            "properties": ["status": ["type": "string"]],
+            "required": ["status"],
+            "additionalProperties": false,
+        ]
+
+        var info: JSONObject = [
+            "title": "badge-service",
+            "version": "1",
+            "description": .string(description(jtd)),
+            "license": ["name": "AGPL-3.0-only", "identifier": "AGPL-3.0-only"],
+        ]
+        info["summary"] = "Sells and issues SimpleX Chat supporter badges: the badge service RPC over HTTP/1.1 + JSON."
+        return [
+            "openapi": "3.1.0",
+            "info": .object(info),
+            "servers": [["url": "http://127.0.0.1:8080", "description": "badge-service serve with its default listen address"]],
+            "paths": .object(paths()),
+            "components": [
+                "schemas": .object(components),
+                "securitySchemes": securitySchemes,
+                "headers": [
+                    "Retry-After": [
+                        "description": "Seconds to wait, the same as the body's retryAfter; sent exactly with payment_pending, rate_limited and provider_unavailable.",
+                        "schema": ["type": "integer", "minimum": 0],
+                    ],
+                ],
+            ],
+        ]
+    }
+
+    static func description(_ jtd: JSONValue) -> String {
+        var parts = ["The HTTP surface of badge-service. `POST /rpc` carries the badge service RPC envelope; its request and response schemas are JSON Schema 2020-12 generated from the service's JTD schema (RFC 8927, served at `GET /schema`), which the service validates with."]
+        if let conventions = jtd["metadata"]?["conventions"]?.stringValue { parts.append("Wire conventions: " + conventions) }
+        parts.append("Every error status carries a JSON body: the RPC `error` response for what the RPC layer answers, the HTTP layer's `httpError` for what it refuses before routing.")
+        return parts.joined(separator: "\n\n")
+    }
+
+    // MARK: Paths
+
+    static func paths() -> JSONObject {
+        var paths = JSONObject()
+        paths["/rpc"] = ["post": rpcOperation()]
+        paths["/healthz"] = ["get": probe("healthz", "Liveness: the process is up.", [200: "up: `{\"status\":\"ok\"}`"])]
+        paths["/readyz"] = ["get": probe("readyz", "Readiness: the database is writable and the issuer keys are loaded.",
+                                         [200: "ready: `{\"status\":\"ready\"}`", 503: "not ready, or the worker queue is full: `{\"status\":\"not ready\"}`, `{\"status\":\"busy\"}`"])]
+        paths["/metrics"] = ["get": operation(
+            id: "metrics", summary: "Prometheus metrics, text format 0.0.4.",
+            responses: ["200": ["description": "badge_requests_total, badge_request_duration_seconds, badge_http_responses_total, badge_store_calls_total, badge_open_connections",
+                                "content": ["text/plain": ["schema": ["type": "string"]]]]])]
+        paths["/schema"] = ["get": operation(
+            id: "jtdSchema", summary: "The JTD schema (RFC 8927) the service validates bodies with: definition `request` for requests, `response` for responses.",
+            responses: ["200": ["description": "schema/badges-rpc.schema.json",
+                                "content": ["application/json": ["schema": ["type": "object", "required": ["definitions"]]]]]])]
+        paths["/openapi.json"] = ["get": operation(
+            id: "openAPI", summary: "This document.",
+            responses: ["200": ["description": "schema/badges-rpc.openapi.json",
+                                "content": ["application/json": ["schema": ["type": "object", "required": ["openapi", "paths"]]]]]])]
+        for provider in ["stripe", "btcpay"] {
+            var responses = httpLayerResponses(besides: [])
+            responses["501"] = ["description": .string("Not built yet: \(provider) settlement is not available in this version."),
+                                "content": ["application/json": ["schema": ref("httpError")]]]
+            paths["/webhooks/\(provider)"] = ["post": operation(
+                id: "\(provider)Webhook", summary: "The \(provider) settlement webhook (not built yet: 501).",
+                requestBody: ["required": false, "content": ["application/json": ["schema": [:]]]],
+                responses: responses)]
+        }
+        return paths
+    }
+
+    static func operation(id: String, summary: String, requestBody: JSONValue? = nil, responses: JSONObject,
+                          security: JSONValue? = nil) -> JSONValue {
+        var o: JSONObject = ["operationId": .string(id), "summary": .string(summary)]
+        if let security { o["security"] = security }
+        if let requestBody { o["requestBody"] = requestBody }
+        o["responses"] = .object(sortedByStatus(responses))
+        return .object(o)
+    }
+
+    static func probe(_ id: String, _ summary: String, _ statuses: [Int: String]) -> JSONValue {
+        var responses = httpLayerResponses(besides: Set(statuses.keys))
+        for (status, text) in statuses {
+            responses[String(status)] = ["description": .string(text), "content": ["application/json": ["schema": ref("probeStatus")]]]
+        }
+        return operation(id: id, summary: summary, responses: responses)
+    }
+
+    static func sortedByStatus(_ responses: JSONObject) -> JSONObject {
+        object(responses.members.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+    }
+
+    // MARK: POST /rpc
+
+    /// Codes of the RPC layer by the status they are answered with.
+    static var codesByStatus: [Int: [ErrorCode]] {
+        var out: [Int: [ErrorCode]] = [:]
+        for code in ErrorCode.all { out[code.httpStatus, default: []].append(code) }
+        return out
+    }
+
+    /// Statuses the RPC layer answers besides an error code's own: 401 (authentication, always
+    /// `bad_request`) and 415 (not JSON).
+    static let rpcOnlyStatuses: [Int: String] = [
+        401: "`bad_request`: the request is not authenticated — a signature or digest that does not verify, a stale or future `created`, missing components, an unknown algorithm, a trusted-front token that does not match, or no signature on a command that needs one.",
+        415: "`bad_request`: `POST /rpc` without `Content-Type: application/json`.",
+    ]
+
+    static func rpcOperation() -> JSONValue {
+        var responses: JSONObject = [
+            "200": ["description": "Every non-error response: badgeCatalog, badgeCredential, badgeInvoice.",
+                    "content": ["application/json": ["schema": ref("successResponse")]]],
+        ]
+        let byStatus = codesByStatus
+        let layer = HTTPLayerRefusal.statuses
+        for status in Set(byStatus.keys).union(rpcOnlyStatuses.keys).union(layer.keys).sorted() {
+            let codes = byStatus[status] ?? []
+            var text: [String] = []
+            if !codes.isEmpty { text.append(codes.map { "`\($0.rawValue)`" }.joined(separator: ", ")) }
+            if let only = rpcOnlyStatuses[status] { text.append(only) }
+            if status == 429 { text.append("also answered when the worker queue is full") }
+            if let refusal = layer[status] { text.append("the HTTP layer's refusal (`httpError` body): " + refusal) }
+            let rpcError = !codes.isEmpty || rpcOnlyStatuses[status] != nil
+            let schema: JSONValue = switch (rpcError, layer[status] != nil) {
+            case (true, true): ["oneOf": [ref("response.error"), ref("httpError")]]
+            case (true, false): ref("response.error")
+            default: ref("httpError")
+            }
+            var response: JSONObject = ["description": .string(text.joined(separator: "; ")),
+                                        "content": ["application/json": ["schema": schema]]]
+            if codes.contains(where: \.isTransient) {
+                response["headers"] = ["Retry-After": ["$ref": "#/components/headers/Retry-After"]]
+            }
+            responses[String(status)] = .object(response)
+        }
+        return operation(
+            id: "rpc",
+            summary: "One badge service RPC command in its envelope; the response is always a document valid against the schema's `response`, and its `type` (or `code`) says the same as the status.",
+            requestBody: [
+                "required": true,
+                "content": ["application/json": [
+                    "schema": ref("request"),
+                    "examples": ["unsignedCatalog": ["summary": "the one request answered unsigned",
+                                                     "value": ["version": 1, "request": ["type": "getBadgeCatalog"]]]],
+                ]],
+            ],
+            responses: responses,
+            // Unsigned (only getBadgeCatalog without purchaseKey), signed, or through the trusted front.
+            security: [[:], ["httpMessageSignature": []], ["trustedFront": []]])
+    }
+
+    /// The HTTP layer's refusals on every route other than `/rpc` (which lists them itself).
+    static func httpLayerResponses(besides: Set<Int>) -> JSONObject {
+        var out = JSONObject()
+        for (status, text) in HTTPLayerRefusal.statuses.sorted(by: { $0.key < $1.key }) where !besides.contains(status) {
+            out[String(status)] = ["description": .string("the HTTP layer's refusal: " + text),
+                                   "content": ["application/json": ["schema": ref("httpError")]]]
+        }
+        return out
+    }
+
+    // MARK: Security
+
+    static let securitySchemes: JSONValue = [
+        "httpMessageSignature": [
+            "type": "apiKey", "in": "header", "name": "Signature",
+            "description": """
+                RFC 9421 HTTP Message Signatures with algorithm `ed25519`, beside an RFC 9530 `Content-Digest: sha-256=:…:` of the body. \
+                `Signature-Input` must cover `"@method"`, `"@path"` (or `"@target-uri"`) and `"content-digest"`, with the parameters \
+                `created` and `keyid`; `keyid` is the envelope's `purchaseKey` exactly as written (base64url, padded, of the 44-byte \
+                Ed25519 SubjectPublicKeyInfo DER); `alg`, when present, is `ed25519`. `created` must lie within the server's \
+                signature window (default 300 s); `expires`, when present, must not have passed. One signature label per request. \
+                The envelope's `purchaseKey` must be the signing key. A request that fails any of this is answered 401.
+                """,
+        ],
+        "trustedFront": [
+            "type": "http", "scheme": "bearer",
+            "description": """
+                A trusted front (a SimpleX chat bridge that verified the agent's signature), off unless `[rpc] front_token` is set: \
+                `Authorization: Bearer <front_token>` and `Badge-Signer-Key: <purchase key>`. With the front off, a \
+                `Badge-Signer-Key` header is refused (401). The envelope's `purchaseKey` must be that key.
+                """,
+        ],
+    ]
+}
+
+/// The statuses the HTTP layer answers by itself, before or instead of a route, with an
+/// `httpError` body: the parser's refusals, a request that is not received in time, and a
+/// handler response the server cannot send.
+enum HTTPLayerRefusal {
+    static let statuses: [Int: String] = {
+        var out: [Int: String] = [:]
+        for error in HTTPParserError.allCases {
+            let what = explanation[error.httpStatus] ?? error.description
+            out[error.httpStatus] = what
+        }
+        out[408] = explanation[408]
+        out[500] = explanation[500]
+        return out
+    }()
+
+    static let explanation: [Int: String] = [
+        400: "a request that is not well-formed HTTP/1.1 (request line, fields, framing, chunked syntax)",
+        408: "the request head was not received in time (`[server] head_timeout`)",
+        413: "a body larger than `[server] max_body`",
+        414: "a request-target longer than `[server] max_request_target`",
+        417: "an `Expect` other than `100-continue`",
+        431: "a field line, header section or field count above `[server] max_field_line`, `max_head`, `max_fields`",
+        500: "a response the server could not send",
+        501: "an unknown method or transfer coding",
+        505: "an HTTP version other than 1.x",
+    ]
+}
+
+private extension String {
+    func dropPrefix(_ prefix: String) -> String { hasPrefix(prefix) ? String(dropFirst(prefix.count)) : self }
+}
