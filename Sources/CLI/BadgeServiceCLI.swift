@@ -43,7 +43,7 @@ public enum BadgeServiceCLI {
           config    check the configuration and print it, every key with where it came from
           schema    print the JTD schema, or with --openapi the OpenAPI 3.1 document of the HTTP surface
 
-        Every command takes --config FILE (INI) and --data DIR; --help shows its options.
+        Every command but schema takes --config FILE (INI) and --data DIR; --help shows its options.
         badge-service --version prints the version.
         """
 

@@ -28,6 +28,7 @@ import Testing
         ["issuer", "add", "--index", "2", "--secret-key", "AAAA"], ["issuer", "add", "--index", "2", "--secret-key-file", "/nonexistent"],
         ["client", "--server", "http://127.0.0.1:1", "catalog"], ["client", "wat"],
         ["catalog", "list", "--config", "/nonexistent.ini"],
+        ["schema", "--yaml"], ["schema", "extra"],
     ])
     func misuseIsOneLineAndNonZero(_ args: [String]) throws {
         let r = try run(args + (args.first == "client" || args.isEmpty ? [] : ["--data", dir.file("data")]))
@@ -39,12 +40,24 @@ import Testing
     }
 
     @Test(arguments: [["--help"], ["serve", "--help"], ["issuer", "--help"], ["codes", "--help"], ["catalog", "--help"],
-                      ["ledger", "--help"], ["client", "--help"], ["init", "--help"], ["codes", "create", "--help"]])
+                      ["ledger", "--help"], ["client", "--help"], ["init", "--help"], ["codes", "create", "--help"],
+                      ["schema", "--help"]])
     func helpWorksEverywhere(_ args: [String]) throws {
         let r = try run(args)
         #expect(r.status == 0)
         #expect(r.stdout.contains("Usage: badge-service"))
         #expect(r.stderr.isEmpty)
+    }
+
+    /// `schema` prints the files of schema/ byte for byte: the JTD schema, and with --openapi the
+    /// OpenAPI document, which needs no configuration or data directory.
+    @Test func schemaPrintsTheContractFiles() throws {
+        for (args, file) in [(["schema"], "schema/badges-rpc.schema.json"), (["schema", "--openapi"], "schema/badges-rpc.openapi.json")] {
+            let r = try run(args)
+            #expect(r.status == 0 && r.stderr.isEmpty, "\(args): \(r.stderr)")
+            let committed = try String(contentsOf: Repository.root.appendingPathComponent(file), encoding: .utf8)
+            #expect(r.stdout == committed, "\(args)")
+        }
     }
 
     @Test func issuerKeygenSignVerifyAgreeWithAnIndependentVerifier() throws {
