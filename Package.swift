@@ -73,7 +73,7 @@ let package = Package(
         .testTarget(name: "AppStoreTests", dependencies: ["TestSupport", "AppStore", "JSON", "BadgeCore"], swiftSettings: strict),
         .testTarget(name: "StorageTests", dependencies: ["TestSupport", "Storage"], swiftSettings: strict),
         .testTarget(name: "HandlersTests", dependencies: ["TestSupport", "Handlers", "JSON", "Locking"], swiftSettings: strict),
-        .testTarget(name: "GatewayTests", dependencies: ["TestSupport", "Gateway", "JSON", "Locking", "HTTPServer", "RequestAuth", "Schema", "Logging"],
+        .testTarget(name: "GatewayTests", dependencies: ["TestSupport", "Gateway", "Handlers", "Storage", "BadgeCore", "JSON", "Locking", "HTTPServer", "RequestAuth", "Schema", "Logging"],
                     swiftSettings: strict),
         .testTarget(name: "CLITests", dependencies: ["TestSupport", "CLI", "HTTPServer", "Credentials", "JSON", "BadgeCore"], swiftSettings: strict),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "JSON", "Locking", "Schema", "Crypto", "RequestAuth", "Ledger", "Storage", "BadgeCore"], swiftSettings: strict),

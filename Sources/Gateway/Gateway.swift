@@ -36,6 +36,9 @@ public struct Gateway: HTTPResponder {
         return endpoints.headRefused(head, refusal.response, route: "rpc", result: refusal.result)
     }
 
+    /// Every routed path with its methods: what `schema/badges-rpc.openapi.json` must describe.
+    public var routes: [String: [String]] { router.routeTable }
+
     /// Routes the request under a new ``RequestID`` (the worker pool carries it to the work it
     /// runs); what no route answers (404, 405, `OPTIONS *`) is logged and counted too.
     public func handle(_ request: HTTPRequest, respond: @escaping @Sendable (HTTPResponse) -> Void) {

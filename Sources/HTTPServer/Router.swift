@@ -32,6 +32,9 @@ public struct Router: HTTPResponder {
         add("POST", path) { request, respond in respond(handler(request)) }
     }
 
+    /// Every routed path with the methods routed on it, as added (HEAD only where added itself).
+    public var routeTable: [String: [String]] { routes.mapValues { $0.keys.sorted() } }
+
     /// The methods routed on `path`, as sent in `Allow` (HEAD included wherever GET is).
     public func allowedMethods(for path: String) -> [String] {
         guard let methods = routes[path] else { return [] }

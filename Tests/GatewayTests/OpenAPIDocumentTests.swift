@@ -1,8 +1,12 @@
+import BadgeCore
 import Foundation
 import Gateway
+import Handlers
 import JSON
+import RequestAuth
 import Schema
 import Testing
+import Storage
 import TestSupport
 
 /// `schema/badges-rpc.openapi.json` is what the generator writes, outside tools accept it, and
@@ -14,6 +18,29 @@ import TestSupport
         let committed = try String(contentsOf: Repository.root.appendingPathComponent(Self.committedPath), encoding: .utf8)
         #expect(committed == OpenAPIDocument.text,
                 "\(Self.committedPath) differs from the generated document: run `swift run badge-service schema --openapi > \(Self.committedPath)`")
+    }
+
+    /// Every route the gateway serves is in the document with exactly its methods, and nothing
+    /// else is: a route added without documenting it fails here.
+    @Test func documentsExactlyTheRoutes() throws {
+        let dir = TemporaryDirectory("openapi-routes")
+        let store = try SQLiteBadgeStore(path: dir.file("badges.sqlite"))
+        let service = BadgeService(store: store, issuer: NoIssuer(), clock: { Timestamp(seconds: 0) })
+        let gateway = Gateway(service: service, authenticator: RequestAuthenticator(), pool: WorkerPool(threads: 1, capacity: 1),
+                              metrics: Metrics(openConnections: { 0 }), accessLog: nil, clock: { Timestamp(seconds: 0) },
+                              isReady: { true })
+        let paths = try #require(OpenAPIDocument.value["paths"]?.objectValue)
+        var documented: [String: [String]] = [:]
+        for m in paths { documented[m.key] = (m.value.objectValue?.keys ?? []).map { $0.uppercased() }.sorted() }
+        #expect(gateway.routes.count >= 8)
+        #expect(documented == gateway.routes)
+    }
+
+    /// Never called: the routes are only listed.
+    struct NoIssuer: CredentialIssuing {
+        struct Unused: Error {}
+        func issue(masterKey: [UInt8], badgeType: BadgeType, expiry: Timestamp) throws -> BadgeCredential { throw Unused() }
+        var isReady: Bool { false }
     }
 
     /// openapi-spec-validator (Tests/Peers/openapi_peer.py) accepts the document as OpenAPI 3.1.
