@@ -76,6 +76,11 @@ public enum OpenAPIDocument {
                 "schemas": .object(components),
                 "securitySchemes": securitySchemes,
                 "headers": [
+                    "X-Request-Id": [
+                        "description": "The request's id (128 random bits), also in its access-log line and in every line its work logs: quote it when reporting a problem.",
+                        "required": true,
+                        "schema": ["type": "string", "pattern": "^[0-9a-f]{32}$"],
+                    ],
                     "Retry-After": [
                         "description": "Seconds to wait, the same as the body's retryAfter; sent exactly with payment_pending, rate_limited and provider_unavailable.",
                         "schema": ["type": "integer", "minimum": 0],
@@ -129,7 +134,16 @@ public enum OpenAPIDocument {
         var o: JSONObject = ["operationId": .string(id), "summary": .string(summary)]
         if let security { o["security"] = security }
         if let requestBody { o["requestBody"] = requestBody }
-        o["responses"] = .object(sortedByStatus(responses))
+        // Every response the gateway sends, refusals included, names its request.
+        var withIDs = JSONObject()
+        for m in sortedByStatus(responses).members {
+            var response = m.value.objectValue ?? [:]
+            var headers = response["headers"]?.objectValue ?? [:]
+            headers["X-Request-Id"] = ["$ref": "#/components/headers/X-Request-Id"]
+            response["headers"] = .object(headers)
+            withIDs[m.key] = .object(response)
+        }
+        o["responses"] = .object(withIDs)
         return .object(o)
     }
 
@@ -174,13 +188,12 @@ public enum OpenAPIDocument {
             if !codes.isEmpty { text.append(codes.map { "`\($0.rawValue)`" }.joined(separator: ", ")) }
             if let only = rpcOnlyStatuses[status] { text.append(only) }
             if status == 429 { text.append("also answered when the worker queue is full") }
-            if let refusal = layer[status] { text.append("the HTTP layer's refusal (`httpError` body): " + refusal) }
-            let rpcError = !codes.isEmpty || rpcOnlyStatuses[status] != nil
-            let schema: JSONValue = switch (rpcError, layer[status] != nil) {
-            case (true, true): ["oneOf": [ref("response.error"), ref("httpError")]]
-            case (true, false): ref("response.error")
-            default: ref("httpError")
+            if let refusal = layer[status] {
+                text.append("the HTTP layer's refusal: " + refusal + " (an `error` document, `bad_request`, once the request line named POST /rpc; else `httpError`)")
             }
+            // The HTTP layer answers an `error` document on a request it read as POST /rpc, and
+            // `httpError` when it could not read that far.
+            let schema: JSONValue = layer[status] != nil ? ["oneOf": [ref("response.error"), ref("httpError")]] : ref("response.error")
             var response: JSONObject = ["description": .string(text.joined(separator: "; ")),
                                         "content": ["application/json": ["schema": schema]]]
             if codes.contains(where: \.isTransient) {
