@@ -63,7 +63,7 @@ import TestSupport
     /// Every operation of the served document, fuzzed: Schemathesis finds nothing, and signed
     /// commands did reach their handlers (the access log shows answers only a signed request
     /// gets: unknown_purchase_key, code_invalid, provider_not_configured, …).
-    @Test func servedContractHolds() throws {
+    @Test func servedContractHolds() async throws {
         let service = try Self.releaseService()
         defer { service.stop() }
         // Loaded from a file: given the URL, Schemathesis leaves out the operation that served it.
@@ -71,7 +71,7 @@ import TestSupport
         let fetched = try runChildProcess("/usr/bin/curl", arguments: ["-sf", "-o", served, service.url + "/openapi.json"],
                                           environment: ProcessInfo.processInfo.environment)
         #expect(fetched.status == 0)
-        let (status, output) = try Self.run(served, against: service, maxExamples: Self.maxExamples)
+        let (status, output) = try await onOwnThread { try Self.run(served, against: service, maxExamples: Self.maxExamples) }
         #expect(status == 0, "\(output)")
         let operations = try Self.operationCount()
         #expect(operations >= 7)
@@ -93,7 +93,7 @@ import TestSupport
 
     /// The run is not a rubber stamp: the same document with the `error` response made to
     /// require a member the service never sends fails on the first error Schemathesis meets.
-    @Test func wrongResponseSchemaFails() throws {
+    @Test func wrongResponseSchemaFails() async throws {
         let service = try Self.releaseService()
         defer { service.stop() }
         let committed = Repository.root.appendingPathComponent("schema/badges-rpc.openapi.json")
@@ -110,8 +110,9 @@ import TestSupport
         document = .object(root)
         let wrong = service.data.file("wrong.openapi.json")
         try Data(document.serialized()).write(to: URL(fileURLWithPath: wrong))
-        let (status, output) = try Self.run(wrong, against: service, maxExamples: 5,
-                                            extra: ["--include-path", "/rpc", "--phases", "examples,fuzzing"])
+        let (status, output) = try await onOwnThread {
+            try Self.run(wrong, against: service, maxExamples: 5, extra: ["--include-path", "/rpc", "--phases", "examples,fuzzing"])
+        }
         #expect(status != 0, "\(output)")
         #expect(output.contains("Response violates schema"), "\(output)")
     }

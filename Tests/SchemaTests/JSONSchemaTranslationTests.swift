@@ -35,7 +35,7 @@ import TestSupport
         }
     }
 
-    static func peer(schemas: [JSONValue], cases: [Case]) throws -> PeerAnswer {
+    static func peer(schemas: [JSONValue], cases: [Case]) async throws -> PeerAnswer {
         let request: JSONValue = [
             "schemas": .array(schemas),
             "cases": .array(cases.map { c in
@@ -44,7 +44,8 @@ import TestSupport
                 return .object(o)
             }),
         ]
-        let out = try PeerPython.run(script: "jsonschema_peer.py", input: Data(request.serialized()))
+        let input = Data(request.serialized())
+        let out = try await onOwnThread { try PeerPython.run(script: "jsonschema_peer.py", input: input) }
         let answer = try JSONValue.parse([UInt8](out))
         guard let errors = answer["schemaErrors"]?.arrayValue, let valid = answer["valid"]?.arrayValue else {
             throw ReferenceData.Malformed(what: "jsonschema peer output")
@@ -61,7 +62,7 @@ import TestSupport
 
     /// All 316 cases: every translation is a valid 2020-12 schema, and `jsonschema` gives the JTD
     /// verdict on every instance except the two leap seconds.
-    @Test func suiteVerdictsAgree() throws {
+    @Test func suiteVerdictsAgree() async throws {
         let suite = try ReferenceData.members(JTDSuiteTests.validationFile)
         #expect(suite.count == 316)
         var schemas: [JSONValue] = []
@@ -73,7 +74,7 @@ import TestSupport
             cases.append(Case(schema: schemas.count - 1, instance: try #require(testCase.value["instance"])))
             expected.append(try #require(testCase.value["errors"]?.arrayValue).isEmpty)
         }
-        let answer = try Self.peer(schemas: schemas, cases: cases)
+        let answer = try await Self.peer(schemas: schemas, cases: cases)
         for (testCase, error) in zip(suite, answer.schemaErrors) {
             #expect(error == nil, "\(testCase.key): \(error ?? "")")
         }
@@ -149,7 +150,7 @@ import TestSupport
     /// thousands of mutations of them and random valid instances of every definition with
     /// mutations: `jsonschema` says what our JTD validator says, except where the instance holds
     /// one of the timestamp spellings of differences 1–3.
-    @Test func projectSchemaAgreesWithOurValidator() throws {
+    @Test func projectSchemaAgreesWithOurValidator() async throws {
         let jtd = try JSONValue.parse(BadgeRPCSchema.text)
         let translation = try JSONSchemaTranslation(jtd, options: .openAPI)
         // As in OpenAPI: the schemas under components.schemas, referenced by JSON Pointer.
@@ -173,7 +174,7 @@ import TestSupport
         }
         #expect(exampleCount > 5000 && cases.count > exampleCount + 5000)
         let schemas = [wrapper] + translation.definitions.map(\.schema)
-        let answer = try Self.peer(schemas: schemas, cases: cases.map {
+        let answer = try await Self.peer(schemas: schemas, cases: cases.map {
             Case(schema: 0, instance: $0.instance, ref: "#/components/schemas/\($0.definition)")
         })
         for (d, error) in zip(["wrapper"] + translation.definitions.map(\.name), answer.schemaErrors) {
@@ -197,14 +198,14 @@ import TestSupport
     }
 
     /// The three timestamp differences, pinned at one timestamp position.
-    @Test func timestampDifferences() throws {
+    @Test func timestampDifferences() async throws {
         let schema = try JSONSchemaTranslation(["type": "timestamp"]).document
         let spellings: [(String, Bool)] = [
             ("2026-04-14T00:00:00Z", true), ("2026-04-14t00:00:00.5z", true), ("2026-04-14T02:00:00+02:00", true),
             ("2026-02-29T00:00:00Z", false), ("2026-04-14T00:00:00", false),
             ("1990-12-31T23:59:60Z", false), ("0000-01-01T00:00:00Z", false), ("2026-04-14T00:00:00Z\n", true),
         ]
-        let answer = try Self.peer(schemas: [schema], cases: spellings.map { Case(schema: 0, instance: .string($0.0)) })
+        let answer = try await Self.peer(schemas: [schema], cases: spellings.map { Case(schema: 0, instance: .string($0.0)) })
         for ((text, jsonSchemaVerdict), valid) in zip(spellings, answer.valid) {
             #expect(valid == jsonSchemaVerdict, "\(text)")
             let deviates = text.contains(":60") || text.hasPrefix("0000") || text.hasSuffix("\n")
