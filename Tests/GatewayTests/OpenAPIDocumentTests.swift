@@ -28,7 +28,7 @@ import TestSupport
         let service = BadgeService(store: store, issuer: NoIssuer(), clock: { Timestamp(seconds: 0) })
         let gateway = Gateway(service: service, authenticator: RequestAuthenticator(), pool: WorkerPool(threads: 1, capacity: 1),
                               metrics: Metrics(openConnections: { 0 }), accessLog: nil, clock: { Timestamp(seconds: 0) },
-                              isReady: { true })
+                              readiness: { .ready })
         let paths = try #require(OpenAPIDocument.value["paths"]?.objectValue)
         var documented: [String: [String]] = [:]
         for m in paths { documented[m.key] = (m.value.objectValue?.keys ?? []).map { $0.uppercased() }.sorted() }
@@ -40,7 +40,7 @@ import TestSupport
     struct NoIssuer: CredentialIssuing {
         struct Unused: Error {}
         func issue(masterKey: [UInt8], badgeType: BadgeType, expiry: Timestamp) throws -> BadgeCredential { throw Unused() }
-        var isReady: Bool { false }
+        var readiness: Readiness { .notReady(reason: "no issuer keys in this test") }
     }
 
     /// openapi-spec-validator (Tests/Peers/openapi_peer.py) accepts the document as OpenAPI 3.1.

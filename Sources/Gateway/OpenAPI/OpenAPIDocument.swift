@@ -55,7 +55,8 @@ public enum OpenAPIDocument {
         ]
         components["probeStatus"] = [
             "type": "object",
-            "properties": ["status": ["type": "string"]],
+            "properties": ["status": ["type": "string"],
+                           "reason": ["type": "string", "description": "Why not ready: one line naming the database file (read-only, busy, unreadable)."]],
             "required": ["status"],
             "additionalProperties": false,
         ]
@@ -103,8 +104,9 @@ public enum OpenAPIDocument {
         var paths = JSONObject()
         paths["/rpc"] = ["post": rpcOperation()]
         paths["/healthz"] = ["get": probe("healthz", "Liveness: the process is up.", [200: "up: `{\"status\":\"ok\"}`"])]
-        paths["/readyz"] = ["get": probe("readyz", "Readiness: the database is writable and the issuer keys are loaded.",
-                                         [200: "ready: `{\"status\":\"ready\"}`", 503: "not ready, or the worker queue is full: `{\"status\":\"not ready\"}`, `{\"status\":\"busy\"}`"])]
+        paths["/readyz"] = ["get": probe("readyz", "Readiness: a short write transaction lands, a pooled reader reads, and the issuer keys are loaded.",
+                                         [200: "ready: `{\"status\":\"ready\"}`",
+                                          503: "not ready, with the reason, or the worker queue is full: `{\"status\":\"not ready\",\"reason\":\"…\"}`, `{\"status\":\"busy\"}`"])]
         paths["/metrics"] = ["get": operation(
             id: "metrics", summary: "Prometheus metrics, text format 0.0.4.",
             responses: ["200": ["description": "badge_requests_total, badge_request_duration_seconds, badge_http_responses_total, badge_store_calls_total, badge_open_connections",
