@@ -26,7 +26,7 @@ import TestSupport
         let dir = TemporaryDirectory("openapi-routes")
         let store = try SQLiteBadgeStore(path: dir.file("badges.sqlite"))
         let service = BadgeService(store: store, issuer: NoIssuer(), clock: { Timestamp(seconds: 0) })
-        let gateway = Gateway(service: service, authenticator: RequestAuthenticator(), pool: WorkerPool(threads: 1, capacity: 1),
+        let gateway = Gateway(service: service, authenticator: RequestAuthenticator(), pool: Self.pool,
                               metrics: Metrics(openConnections: { 0 }), accessLog: nil, clock: { Timestamp(seconds: 0) },
                               readiness: { .ready })
         let paths = try #require(OpenAPIDocument.value["paths"]?.objectValue)
@@ -35,6 +35,9 @@ import TestSupport
         #expect(gateway.routes.count >= 8)
         #expect(documented == gateway.routes)
     }
+
+    /// A worker pool lives as long as the process (its threads hold it unowned), so the test keeps one.
+    static let pool = WorkerPool(threads: 1, capacity: 1)
 
     /// Never called: the routes are only listed.
     struct NoIssuer: CredentialIssuing {
