@@ -83,7 +83,7 @@ public enum OpenAPIDocument {
                         "schema": ["type": "string", "pattern": "^[0-9a-f]{32}$"],
                     ],
                     "Retry-After": [
-                        "description": "Seconds to wait, the same as the body's retryAfter; sent exactly with payment_pending, rate_limited and provider_unavailable.",
+                        "description": "Seconds to wait: the body's retryAfter with payment_pending, rate_limited and provider_unavailable; 1 on the HTTP layer's 503.",
                         "schema": ["type": "integer", "minimum": 0],
                     ],
                 ],
@@ -107,18 +107,20 @@ public enum OpenAPIDocument {
         paths["/readyz"] = ["get": probe("readyz", "Readiness: a short write transaction lands, a pooled reader reads, and the issuer keys are loaded.",
                                          [200: "ready: `{\"status\":\"ready\"}`",
                                           503: "not ready, with the reason, or the worker queue is full: `{\"status\":\"not ready\",\"reason\":\"…\"}`, `{\"status\":\"busy\"}`"])]
-        paths["/metrics"] = ["get": operation(
-            id: "metrics", summary: "Prometheus metrics, text format 0.0.4.",
-            responses: ["200": ["description": "badge_requests_total, badge_request_duration_seconds, badge_http_responses_total, badge_store_calls_total, badge_open_connections",
-                                "content": ["text/plain": ["schema": ["type": "string"]]]]])]
+        var metrics = probe("metrics", "Prometheus metrics, text format 0.0.4 (README, Logs and metrics).",
+                            [503: "the worker queue, or this address's share of it, is full: `{\"status\":\"busy\"}`"])
+        metrics = setting(metrics, ["responses", "200"], ["description": "Every metric of README, Logs and metrics.",
+                                                          "headers": ["X-Request-Id": ["$ref": "#/components/headers/X-Request-Id"]],
+                                                          "content": ["text/plain": ["schema": ["type": "string"]]]])
+        paths["/metrics"] = ["get": metrics]
         paths["/schema"] = ["get": operation(
             id: "jtdSchema", summary: "The JTD schema (RFC 8927) the service validates bodies with: definition `request` for requests, `response` for responses.",
-            responses: ["200": ["description": "schema/badges-rpc.schema.json",
-                                "content": ["application/json": ["schema": ["type": "object", "required": ["definitions"]]]]]])]
+            responses: httpLayerResponses(besides: []).adding("200", ["description": "schema/badges-rpc.schema.json",
+                                "content": ["application/json": ["schema": ["type": "object", "required": ["definitions"]]]]]))]
         paths["/openapi.json"] = ["get": operation(
             id: "openAPI", summary: "This document.",
-            responses: ["200": ["description": "schema/badges-rpc.openapi.json",
-                                "content": ["application/json": ["schema": ["type": "object", "required": ["openapi", "paths"]]]]]])]
+            responses: httpLayerResponses(besides: []).adding("200", ["description": "schema/badges-rpc.openapi.json",
+                                "content": ["application/json": ["schema": ["type": "object", "required": ["openapi", "paths"]]]]]))]
         for provider in ["stripe", "btcpay"] {
             var responses = httpLayerResponses(besides: [])
             responses["501"] = ["description": .string("Not built yet: \(provider) settlement is not available in this version."),
@@ -152,9 +154,27 @@ public enum OpenAPIDocument {
     static func probe(_ id: String, _ summary: String, _ statuses: [Int: String]) -> JSONValue {
         var responses = httpLayerResponses(besides: Set(statuses.keys))
         for (status, text) in statuses {
-            responses[String(status)] = ["description": .string(text), "content": ["application/json": ["schema": ref("probeStatus")]]]
+            var response: JSONObject = ["description": .string(text)]
+            if let refusal = HTTPLayerRefusal.statuses[status] {
+                // The route's own answer, or the HTTP layer's refusal before the route ran.
+                response["description"] = .string(text + "; the HTTP layer's refusal (`httpError`): " + refusal)
+                response["content"] = ["application/json": ["schema": ["oneOf": [ref("probeStatus"), ref("httpError")]]]]
+            } else {
+                response["content"] = ["application/json": ["schema": ref("probeStatus")]]
+            }
+            if HTTPLayerRefusal.withRetryAfter.contains(status) { response["headers"] = retryAfterHeader }
+            responses[String(status)] = .object(response)
         }
         return operation(id: id, summary: summary, responses: responses)
+    }
+
+    static let retryAfterHeader: JSONValue = ["Retry-After": ["$ref": "#/components/headers/Retry-After"]]
+
+    /// `value` with the member at `path` set to `member`, responses kept in status order.
+    static func setting(_ value: JSONValue, _ path: [String], _ member: JSONValue) -> JSONValue {
+        guard case .object(var o) = value, let key = path.first else { return member }
+        o[key] = setting(o[key] ?? [:], Array(path.dropFirst()), member)
+        return .object(key == "responses" ? sortedByStatus(o) : o)
     }
 
     static func sortedByStatus(_ responses: JSONObject) -> JSONObject {
@@ -198,8 +218,8 @@ public enum OpenAPIDocument {
             let schema: JSONValue = layer[status] != nil ? ["oneOf": [ref("response.error"), ref("httpError")]] : ref("response.error")
             var response: JSONObject = ["description": .string(text.joined(separator: "; ")),
                                         "content": ["application/json": ["schema": schema]]]
-            if codes.contains(where: \.isTransient) {
-                response["headers"] = ["Retry-After": ["$ref": "#/components/headers/Retry-After"]]
+            if codes.contains(where: \.isTransient) || HTTPLayerRefusal.withRetryAfter.contains(status) {
+                response["headers"] = retryAfterHeader
             }
             responses[String(status)] = .object(response)
         }
@@ -223,8 +243,10 @@ public enum OpenAPIDocument {
     static func httpLayerResponses(besides: Set<Int>) -> JSONObject {
         var out = JSONObject()
         for (status, text) in HTTPLayerRefusal.statuses.sorted(by: { $0.key < $1.key }) where !besides.contains(status) {
-            out[String(status)] = ["description": .string("the HTTP layer's refusal: " + text),
-                                   "content": ["application/json": ["schema": ref("httpError")]]]
+            var response: JSONObject = ["description": .string("the HTTP layer's refusal: " + text),
+                                        "content": ["application/json": ["schema": ref("httpError")]]]
+            if HTTPLayerRefusal.withRetryAfter.contains(status) { response["headers"] = retryAfterHeader }
+            out[String(status)] = .object(response)
         }
         return out
     }
@@ -264,10 +286,12 @@ enum HTTPLayerRefusal {
             let what = explanation[error.httpStatus] ?? error.description
             out[error.httpStatus] = what
         }
-        out[408] = explanation[408]
-        out[500] = explanation[500]
+        for status in [408, 500, 503] { out[status] = explanation[status] }
         return out
     }()
+
+    /// Refusals sent with `Retry-After`.
+    static let withRetryAfter: Set<Int> = [503]
 
     static let explanation: [Int: String] = [
         400: "a request that is not well-formed HTTP/1.1 (request line, fields, framing, chunked syntax)",
@@ -278,8 +302,17 @@ enum HTTPLayerRefusal {
         431: "a field line, header section or field count above `[server] max_field_line`, `max_head`, `max_fields`",
         500: "a response the server could not send",
         501: "an unknown method or transfer coding",
+        503: "a connection refused by the connection policy, or a request past the request-buffer budget (with `Retry-After: 1`)",
         505: "an HTTP version other than 1.x",
     ]
+}
+
+private extension JSONObject {
+    func adding(_ key: String, _ value: JSONValue) -> JSONObject {
+        var o = self
+        o[key] = value
+        return o
+    }
 }
 
 private extension String {
