@@ -100,9 +100,19 @@ import Testing
         let tooLarge = try RawHTTP.exchange(port: service.port, "POST /rpc HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: 99999999\r\n\r\n")
         #expect(tooLarge.status == 413)
 
-        let scrape = try HTTP.request("GET", service.url + "/metrics")
-        #expect(scrape.status == 200 && scrape.headers["content-type"]?.hasPrefix("text/plain; version=0.0.4") == true)
-        let families = try PrometheusPeer.parse(scrape.text)
+        // A request is counted just after its response is written, so a scrape may come before the
+        // last count lands: scrape again (for at most 5 s) until the five requests are all counted.
+        var families: [PrometheusPeer.Family] = []
+        let scrapeDeadline = Date().addingTimeInterval(5)
+        repeat {
+            let scrape = try HTTP.request("GET", service.url + "/metrics")
+            #expect(scrape.status == 200 && scrape.headers["content-type"]?.hasPrefix("text/plain; version=0.0.4") == true)
+            families = try PrometheusPeer.parse(scrape.text)
+            let counted = families.first { $0.name == "badge_http_responses" }?.samples
+                .filter { !$0.name.hasSuffix("_created") && $0.labels["route"] != "metrics" }.reduce(0) { $0 + $1.value } ?? 0
+            if counted >= 5 { break }  // two /rpc redemptions, the 413, /healthz, /nope
+            Thread.sleep(forTimeInterval: 0.05)
+        } while Date() < scrapeDeadline
         func samples(_ family: String) -> [PrometheusPeer.Sample] { families.first { $0.name == family }?.samples ?? [] }
         func value(_ family: String, _ labels: [String: String] = [:]) -> Double? {
             samples(family).first { $0.labels == labels && !$0.name.hasSuffix("_created") }?.value
