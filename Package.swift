@@ -41,6 +41,8 @@ let package = Package(
         .target(name: "AppStore", dependencies: ["COpenSSL", "JSON", "BadgeCore"], path: "Sources/Stores/AppStore",
                 swiftSettings: strict),
         .target(name: "Storage", dependencies: ["CSQLite", "BadgeCore", "Ledger", "Locking"], swiftSettings: strict),
+        .target(name: "GooglePlay", dependencies: ["COpenSSL", "JSON", "BadgeCore", "Ledger", "Locking"],
+                path: "Sources/Stores/GooglePlay", swiftSettings: strict),
         .target(name: "Handlers",
                 dependencies: ["JSON", "Schema", "RequestAuth", "Credentials", "Ledger", "Storage", "Crypto", "BadgeCore", "Locking"],
                 swiftSettings: strict),
@@ -76,6 +78,8 @@ let package = Package(
         .testTarget(name: "GatewayTests", dependencies: ["TestSupport", "Gateway", "Handlers", "Storage", "BadgeCore", "JSON", "Locking", "HTTPServer", "RequestAuth", "Schema", "Logging"],
                     swiftSettings: strict),
         .testTarget(name: "CLITests", dependencies: ["TestSupport", "CLI", "HTTPServer", "Credentials", "JSON", "BadgeCore"], swiftSettings: strict),
+        .testTarget(name: "GooglePlayTests", dependencies: ["TestSupport", "GooglePlay", "HTTPServer", "JSON", "BadgeCore", "Locking"],
+                    swiftSettings: strict),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "JSON", "Locking", "Schema", "Crypto", "RequestAuth", "Ledger", "Storage", "BadgeCore"], swiftSettings: strict),
     ]
 )
