@@ -141,6 +141,23 @@ import Testing
         #expect(c.configuredProviders == ["apple", "google", "stripe", "btcpay"])
     }
 
+    @Test func googleKeysAreTypedWithDefaults() throws {
+        let c = try ServiceConfiguration.load(file: try write(
+            "[google]\npackage_name = chat.simplex.app\nservice_account_file = /etc/badge/play.json\ntimeout = 5\nmax_response_bytes = 65536\n"),
+            environment: [:])
+        #expect(c.google?.packageName == "chat.simplex.app")
+        #expect(c.google?.serviceAccountFile == "/etc/badge/play.json")
+        #expect(c.google?.timeout == 5 && c.google?.maxResponseBytes == 65536)
+        let defaults = try ServiceConfiguration.load(file: try write("[google]\n"), environment: [:])
+        #expect(defaults.google?.timeout == 10 && defaults.google?.maxResponseBytes == 1 << 20)
+        for bad in ["package_name = chat", "package_name = chat..app", "package_name = 1chat.app", "package_name = chat.simplex/app",
+                    "timeout = 0", "timeout = 121", "max_response_bytes = 10", "api_url = ftp://x", "token_url = nowhere"] {
+            #expect(throws: ConfigurationErrors.self, "\(bad)") {
+                try ServiceConfiguration.load(file: try write("[google]\n\(bad)\n"), environment: [:])
+            }
+        }
+    }
+
     @Test func aPresentStoreSectionConfiguresItsProvider() throws {
         let c = try ServiceConfiguration.load(file: try write("[btcpay]\n"), environment: [:])
         #expect(c.btcpay == BTCPaySettings() && c.configuredProviders == ["btcpay"])

@@ -78,15 +78,33 @@ public struct AppleStoreSettings: StoreSettings {
 /// `[google]`: Google Play purchase tokens and the Play Developer API.
 public struct GooglePlaySettings: StoreSettings {
     public var packageName: String?
+    /// The service account's JSON key file (the JWT bearer grant's key).
     public var serviceAccountFile: String?
     public var apiURL: String?
     public var tokenURL: String?
+    /// Seconds a call to Google (token endpoint or Play Developer API) may take.
+    public var timeout = GooglePlaySettings.defaultTimeoutSeconds
+    /// Bytes of an answer from Google read at most; a larger one is `internal`.
+    public var maxResponseBytes = GooglePlaySettings.defaultMaxResponseBytes
+
+    public static let defaultTimeoutSeconds = 10
+    public static let defaultMaxResponseBytes = 1 << 20
 
     public init() {}
     public static let section = "google"
     public static let keys: [StoreKey<Self>] = [
-        .text("package_name", \.packageName), .text("service_account_file", \.serviceAccountFile), .url("api_url", \.apiURL),
-        .url("token_url", \.tokenURL),
+        StoreKey("package_name", read: { s, v throws(ConfigurationKey.Rejection) in
+            // Segments of a letter then letters, digits or '_', at least two (chat.simplex.app).
+            let segments = v.split(separator: ".", omittingEmptySubsequences: false)
+            guard segments.count >= 2, segments.allSatisfy({ segment in
+                guard let first = segment.unicodeScalars.first, first.isASCII, first.properties.isAlphabetic else { return false }
+                return segment.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || (48...57).contains($0.value) || $0 == "_") }
+            }) else { throw ConfigurationKey.Rejection(expected: "an Android package name such as chat.simplex.app") }
+            s.packageName = v
+        }, show: { $0.packageName }),
+        .text("service_account_file", \.serviceAccountFile), .url("api_url", \.apiURL), .url("token_url", \.tokenURL),
+        .integer("timeout", \.timeout, in: 1...120),
+        .integer("max_response_bytes", \.maxResponseBytes, in: 1024...(64 << 20)),
     ]
 }
 
