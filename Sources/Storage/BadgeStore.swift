@@ -30,6 +30,15 @@ public protocol StoreReader {
     func codes() throws -> [CodeRecord]
     /// The purchases that redeemed the code.
     func redemptions(codeHash: [UInt8]) throws -> [Int64]
+    func invoice(id: String) throws -> InvoiceRecord?
+    /// The invoice a provider knows by `providerRef` (its session or invoice id).
+    func invoice(provider: String, providerRef: String) throws -> InvoiceRecord?
+    /// The invoice whose settled payment the provider knows by `paymentRef`.
+    func invoice(provider: String, paymentRef: String) throws -> InvoiceRecord?
+    /// A purchase key's invoices, newest first.
+    func invoices(purchaseKey: String) throws -> [InvoiceRecord]
+    /// The purchase a provider's payment was credited to, if it was.
+    func creditedPurchase(provider: String, providerRef: String) throws -> Int64?
 }
 
 /// Changes, inside a write transaction.
@@ -50,4 +59,17 @@ public protocol StoreWriter: StoreReader {
     /// Marks a code revoked; false when there is no such code or it already was.
     func revokeCode(hash: [UInt8], at: Timestamp) throws -> Bool
     func insertRedemption(codeHash: [UInt8], purchaseId: Int64, at: Timestamp) throws
+    /// Records an invoice; ``StorageError/conflict(constraint:)`` when the key already has an open one.
+    func insertInvoice(_ invoice: InvoiceRecord) throws
+    /// Moves an invoice from one of `from` to `to`, noting the payment when given; false when
+    /// the invoice is in none of `from` (another delivery got there first).
+    func setInvoiceStatus(invoiceId: String, from: Set<InvoiceStatus>, to: InvoiceStatus, paidAt: Timestamp?,
+                          paymentRef: String?) throws -> Bool
+    /// Records a provider event id; false when it was already recorded (a redelivery).
+    func recordProviderEvent(provider: String, eventId: String, at: Timestamp) throws -> Bool
+    /// Records that a provider's payment funded a purchase; unique by (provider, providerRef),
+    /// so a payment is credited once.
+    func insertPayment(paymentId: String, provider: String, providerRef: String, purchaseId: Int64, at: Timestamp) throws
+    /// Stores the SHA-256 of a purchase's recovery receipt.
+    func insertReceipt(hash: [UInt8], purchaseId: Int64) throws
 }

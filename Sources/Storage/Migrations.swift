@@ -93,6 +93,47 @@ enum Migrations {
         );
         INSERT INTO service_readiness (id, probes) VALUES (1, 0);
         """),
+        // Web payments (issue 9): invoices priced by getBadgeInvoice and settled by a provider's
+        // webhook, provider events seen (deliveries are at least once), recovery receipt hashes.
+        (4, """
+        CREATE TABLE badge_invoices (
+            invoice_id     TEXT PRIMARY KEY,
+            purchase_key   TEXT NOT NULL,
+            badge_type     TEXT NOT NULL,
+            months         INTEGER NOT NULL CHECK (months BETWEEN 1 AND 255),
+            price          INTEGER NOT NULL CHECK (price >= 0),
+            discount       INTEGER NOT NULL CHECK (discount >= 0),
+            credit         INTEGER NOT NULL CHECK (credit >= 0),
+            amount         INTEGER NOT NULL CHECK (amount >= 0),
+            currency       TEXT NOT NULL,
+            price_id       TEXT NOT NULL,
+            offer_id       TEXT,
+            provider       TEXT NOT NULL CHECK (provider IN ('stripe', 'btcpay')),
+            method         TEXT NOT NULL CHECK (method IN ('card', 'btc', 'xmr')),
+            provider_ref   TEXT NOT NULL,
+            payment_url    TEXT,
+            address        TEXT,
+            crypto_amount  TEXT,
+            status         TEXT NOT NULL CHECK (status IN ('open', 'paid', 'closed', 'refunded')),
+            created_at     INTEGER NOT NULL,
+            expires_at     INTEGER NOT NULL,
+            paid_at        INTEGER,
+            payment_ref    TEXT,
+            UNIQUE (provider, provider_ref)
+        );
+        CREATE UNIQUE INDEX badge_invoices_one_open ON badge_invoices (purchase_key) WHERE status = 'open';
+        CREATE INDEX badge_invoices_by_key ON badge_invoices (purchase_key, created_at);
+        CREATE TABLE badge_provider_events (
+            provider     TEXT NOT NULL,
+            event_id     TEXT NOT NULL,
+            received_at  INTEGER NOT NULL,
+            PRIMARY KEY (provider, event_id)
+        );
+        CREATE TABLE badge_receipts (
+            receipt_hash BLOB PRIMARY KEY,
+            purchase_id  INTEGER NOT NULL UNIQUE REFERENCES badge_purchases (purchase_id)
+        );
+        """),
     ]
 
     static var latestVersion: Int { steps.last!.version }

@@ -74,3 +74,69 @@ public struct CodeRecord: Hashable, Sendable {
         self.createdAt = createdAt
     }
 }
+
+/// Where an invoice is in its life. `open` until the provider settles it (`paid`), it expires or
+/// is cancelled unpaid (`closed`), or its payment is refunded before it was credited (`refunded`).
+public enum InvoiceStatus: String, Sendable, CaseIterable {
+    case open, paid, closed, refunded
+}
+
+/// An invoice `getBadgeInvoice` priced for a purchase key, and its provider's side of it.
+public struct InvoiceRecord: Hashable, Sendable {
+    /// The protocol's `invoiceId` (base64url of 16 random bytes), also the provider's reference to us.
+    public var invoiceId: String
+    public var purchaseKey: String
+    public var badgeType: BadgeType
+    public var months: Int
+    public var price: UInt32
+    public var discount: UInt32
+    public var credit: UInt32
+    public var amount: UInt32
+    public var currency: String
+    public var priceId: String
+    public var offerId: String?
+    /// `stripe` or `btcpay`.
+    public var provider: String
+    /// `card`, `btc` or `xmr`.
+    public var method: String
+    /// The provider's id of its side: a Checkout Session id, a BTCPay invoice id.
+    public var providerRef: String
+    public var paymentURL: String?
+    public var address: String?
+    public var cryptoAmount: String?
+    public var status: InvoiceStatus
+    public var createdAt: Timestamp
+    public var expiresAt: Timestamp
+    public var paidAt: Timestamp?
+    /// The provider's id of the settled payment (a Stripe PaymentIntent), for refunds.
+    public var paymentRef: String?
+
+    public init(invoiceId: String, purchaseKey: String, badgeType: BadgeType, months: Int, price: UInt32, discount: UInt32,
+                credit: UInt32, amount: UInt32, currency: String, priceId: String, offerId: String?, provider: String,
+                method: String, providerRef: String, paymentURL: String?, address: String?, cryptoAmount: String?,
+                status: InvoiceStatus, createdAt: Timestamp, expiresAt: Timestamp, paidAt: Timestamp? = nil,
+                paymentRef: String? = nil) {
+        self.invoiceId = invoiceId
+        self.purchaseKey = purchaseKey
+        self.badgeType = badgeType
+        self.months = months
+        self.price = price
+        self.discount = discount
+        self.credit = credit
+        self.amount = amount
+        self.currency = currency
+        self.priceId = priceId
+        self.offerId = offerId
+        self.provider = provider
+        self.method = method
+        self.providerRef = providerRef
+        self.paymentURL = paymentURL
+        self.address = address
+        self.cryptoAmount = cryptoAmount
+        self.status = status
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+        self.paidAt = paidAt
+        self.paymentRef = paymentRef
+    }
+}

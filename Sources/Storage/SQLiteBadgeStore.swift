@@ -213,4 +213,94 @@ struct SQLiteStoreTransaction: StoreWriter {
         try conn.query("INSERT INTO badge_code_redemptions (code_hash, purchase_id, redeemed_at) VALUES (?, ?, ?)",
                        [.blob(codeHash), .integer(purchaseId), .integer(at.seconds)])
     }
+
+    // MARK: invoices and payments
+
+    private static let invoiceColumns = """
+        invoice_id, purchase_key, badge_type, months, price, discount, credit, amount, currency, price_id, offer_id,
+        provider, method, provider_ref, payment_url, address, crypto_amount, status, created_at, expires_at, paid_at,
+        payment_ref
+        """
+
+    private func invoiceRecord(_ r: SQLRow) throws -> InvoiceRecord {
+        guard let status = InvoiceStatus(rawValue: try r.text(17)) else { throw StorageError.corrupt("invoice status") }
+        return InvoiceRecord(
+            invoiceId: try r.text(0), purchaseKey: try r.text(1), badgeType: BadgeType(try r.text(2)),
+            months: Int(try r.int(3)), price: UInt32(try r.int(4)), discount: UInt32(try r.int(5)),
+            credit: UInt32(try r.int(6)), amount: UInt32(try r.int(7)), currency: try r.text(8), priceId: try r.text(9),
+            offerId: try r.optionalText(10), provider: try r.text(11), method: try r.text(12),
+            providerRef: try r.text(13), paymentURL: try r.optionalText(14), address: try r.optionalText(15),
+            cryptoAmount: try r.optionalText(16), status: status, createdAt: Timestamp(seconds: try r.int(18)),
+            expiresAt: Timestamp(seconds: try r.int(19)), paidAt: try r.optionalInt(20).map { Timestamp(seconds: $0) },
+            paymentRef: try r.optionalText(21))
+    }
+
+    func invoice(id: String) throws -> InvoiceRecord? {
+        try conn.query("SELECT \(Self.invoiceColumns) FROM badge_invoices WHERE invoice_id = ?", [.text(id)])
+            .first.map(invoiceRecord)
+    }
+
+    func invoice(provider: String, providerRef: String) throws -> InvoiceRecord? {
+        try conn.query("SELECT \(Self.invoiceColumns) FROM badge_invoices WHERE provider = ? AND provider_ref = ?",
+                       [.text(provider), .text(providerRef)]).first.map(invoiceRecord)
+    }
+
+    func invoice(provider: String, paymentRef: String) throws -> InvoiceRecord? {
+        try conn.query("SELECT \(Self.invoiceColumns) FROM badge_invoices WHERE provider = ? AND payment_ref = ?",
+                       [.text(provider), .text(paymentRef)]).first.map(invoiceRecord)
+    }
+
+    func invoices(purchaseKey: String) throws -> [InvoiceRecord] {
+        try conn.query("""
+            SELECT \(Self.invoiceColumns) FROM badge_invoices WHERE purchase_key = ? ORDER BY created_at DESC, invoice_id
+            """, [.text(purchaseKey)]).map(invoiceRecord)
+    }
+
+    func creditedPurchase(provider: String, providerRef: String) throws -> Int64? {
+        try conn.query("SELECT purchase_id FROM badge_payments WHERE provider = ? AND provider_ref = ?",
+                       [.text(provider), .text(providerRef)]).first?.int(0)
+    }
+
+    func insertInvoice(_ i: InvoiceRecord) throws {
+        func text(_ s: String?) -> SQLValue { s.map { .text($0) } ?? .null }
+        try conn.query("INSERT INTO badge_invoices (\(Self.invoiceColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
+            .text(i.invoiceId), .text(i.purchaseKey), .text(i.badgeType.rawValue), .integer(Int64(i.months)),
+            .integer(Int64(i.price)), .integer(Int64(i.discount)), .integer(Int64(i.credit)), .integer(Int64(i.amount)),
+            .text(i.currency), .text(i.priceId), text(i.offerId), .text(i.provider), .text(i.method), .text(i.providerRef),
+            text(i.paymentURL), text(i.address), text(i.cryptoAmount), .text(i.status.rawValue),
+            .integer(i.createdAt.seconds), .integer(i.expiresAt.seconds), i.paidAt.map { .integer($0.seconds) } ?? .null,
+            text(i.paymentRef),
+        ])
+    }
+
+    func setInvoiceStatus(invoiceId: String, from: Set<InvoiceStatus>, to: InvoiceStatus, paidAt: Timestamp?,
+                          paymentRef: String?) throws -> Bool {
+        guard let current = try invoice(id: invoiceId), from.contains(current.status) else { return false }
+        try conn.query("""
+            UPDATE badge_invoices SET status = ?, paid_at = COALESCE(?, paid_at), payment_ref = COALESCE(?, payment_ref)
+            WHERE invoice_id = ? AND status = ?
+            """, [.text(to.rawValue), paidAt.map { .integer($0.seconds) } ?? .null, paymentRef.map { .text($0) } ?? .null,
+                  .text(invoiceId), .text(current.status.rawValue)])
+        return conn.changes > 0
+    }
+
+    func recordProviderEvent(provider: String, eventId: String, at: Timestamp) throws -> Bool {
+        let seen = try conn.query("SELECT 1 FROM badge_provider_events WHERE provider = ? AND event_id = ?",
+                                  [.text(provider), .text(eventId)])
+        guard seen.isEmpty else { return false }
+        try conn.query("INSERT INTO badge_provider_events (provider, event_id, received_at) VALUES (?, ?, ?)",
+                       [.text(provider), .text(eventId), .integer(at.seconds)])
+        return true
+    }
+
+    func insertPayment(paymentId: String, provider: String, providerRef: String, purchaseId: Int64, at: Timestamp) throws {
+        try conn.query("""
+            INSERT INTO badge_payments (payment_id, provider, provider_ref, purchase_id, created_at) VALUES (?, ?, ?, ?, ?)
+            """, [.text(paymentId), .text(provider), .text(providerRef), .integer(purchaseId), .integer(at.seconds)])
+    }
+
+    func insertReceipt(hash: [UInt8], purchaseId: Int64) throws {
+        try conn.query("INSERT INTO badge_receipts (receipt_hash, purchase_id) VALUES (?, ?)",
+                       [.blob(hash), .integer(purchaseId)])
+    }
 }

@@ -135,6 +135,11 @@ extension SQLiteDatabase {
         try write { try $0.query("PRAGMA journal_mode").first?.text(0) ?? "" }
     }
 
+    /// The first column of each row of a query, as blobs. Tests only: reads what no protocol exposes.
+    package func readBlobsForTesting(_ sql: String) throws -> [[UInt8]] {
+        try read { try $0.query(sql).map { try $0.blob(0) } }
+    }
+
     /// Runs raw SQL in a write transaction. Tests only: simulates other versions' data.
     package func executeForTesting(_ sql: String) throws {
         try write { try $0.execute(sql) }
