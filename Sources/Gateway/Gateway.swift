@@ -6,6 +6,7 @@ import JSON
 import Logging
 import RequestAuth
 import Schema
+import Webhooks
 
 /// The HTTP surface (README, HTTP surface): `POST /rpc`, the operational `GET` routes, and
 /// the webhook paths. It authenticates, hands the body to the RPC layer, maps the answer to
@@ -19,9 +20,10 @@ public struct Gateway: HTTPResponder {
 
     public init(service: BadgeService, authenticator: RequestAuthenticator, pool: WorkerPool, metrics: Metrics,
                 accessLog: AccessLog?, clock: @escaping @Sendable () -> Timestamp, readiness: @escaping @Sendable () -> Readiness,
-                rateLimits: RateLimits = RateLimits()) {
+                rateLimits: RateLimits = RateLimits(), webhooks: WebhookVerifiers = .init()) {
         endpoints = Endpoints(service: service, authenticator: authenticator, pool: pool, metrics: metrics,
-                              accessLog: accessLog, clock: clock, readiness: readiness, rateLimits: rateLimits)
+                              accessLog: accessLog, clock: clock, readiness: readiness, rateLimits: rateLimits,
+                              webhooks: webhooks)
         router = endpoints.router()
     }
 
@@ -60,6 +62,9 @@ public struct Gateway: HTTPResponder {
     }
 }
 
+/// Applies a verified delivery; made by a webhook route once the signature checks.
+typealias Settle = () -> SettlementOutcome
+
 /// What the routes do, and what they need to do it.
 struct Endpoints: Sendable {
     let service: BadgeService
@@ -72,6 +77,7 @@ struct Endpoints: Sendable {
     let readiness: @Sendable () -> Readiness
     /// Failed guesses per key and address (`rate_limited`).
     let rateLimits: RateLimits
+    let webhooks: WebhookVerifiers
 
     /// The route name of each path, as `route` labels and access lines give it.
     static let routes = ["/rpc": "rpc", "/healthz": "healthz", "/readyz": "readyz", "/metrics": "metrics", "/schema": "schema",
@@ -116,10 +122,21 @@ struct Endpoints: Sendable {
         router.add("GET", "/openapi.json") { request, respond in
             finish(request, .json(200, OpenAPIDocument.text), route: "openapi", result: "ok", started: .now, respond)
         }
-        for provider in ["stripe", "btcpay"] {
-            router.add("POST", "/webhooks/\(provider)") { request, respond in
-                let response = HTTPResponse.error(status: 501, message: "\(provider) settlement is not available in this version")
-                finish(request, response, route: "webhook_\(provider)", started: .now, respond)
+        router.add("POST", "/webhooks/stripe") { request, respond in
+            webhook(request, provider: "stripe", respond: respond) {
+                (verifiers: WebhookVerifiers, now: Timestamp) throws(WebhookRefusal) -> Settle? in
+                guard let stripe = verifiers.stripe else { return nil }
+                let event = try stripe.event(body: request.body, signatureHeader: request.headers.first("Stripe-Signature"),
+                                             now: now)
+                return { service.settle(event) }
+            }
+        }
+        router.add("POST", "/webhooks/btcpay") { request, respond in
+            webhook(request, provider: "btcpay", respond: respond) {
+                (verifiers: WebhookVerifiers, _: Timestamp) throws(WebhookRefusal) -> Settle? in
+                guard let btcpay = verifiers.btcpay else { return nil }
+                let delivery = try btcpay.delivery(body: request.body, signatureHeader: request.headers.first("BTCPay-Sig"))
+                return { service.settle(delivery) }
             }
         }
         return router
@@ -198,6 +215,33 @@ struct Endpoints: Sendable {
         else { return nil }
         return service.encode(.failure(.rateLimited, message: "too many failed code redemptions; retry later",
                                        retryAfter: UInt32(clamping: wait)), command: "redeemBadgeCode")
+    }
+
+    /// A provider's delivery: the signature is checked on the worker pool (never the body
+    /// logged), then the settlement runs there too, as it may write and call the provider.
+    /// 400 for a refused signature, 200 once handled (a duplicate or an event that settles
+    /// nothing included), 503 when it must be delivered again, 501 when not configured.
+    func webhook(_ request: HTTPRequest, provider: String, respond: @escaping @Sendable (HTTPResponse) -> Void,
+                 verify: @escaping @Sendable (WebhookVerifiers, Timestamp) throws(WebhookRefusal) -> Settle?) {
+        let started = ContinuousClock.now
+        let route = "webhook_\(provider)"
+        let accepted = pool.submit {
+            let settle: Settle?
+            do { settle = try verify(webhooks, clock()) } catch {
+                return finish(request, .error(status: 400, message: "\(error)"), route: route, result: "refused",
+                              started: started, respond)
+            }
+            guard let settle else {
+                return finish(request, .error(status: 501, message: "\(provider) is not configured"), route: route,
+                              result: "provider_not_configured", started: started, respond)
+            }
+            let outcome = settle()
+            if case .retryLater = outcome {
+                return finish(request, .status(503, outcome.result), route: route, result: outcome.result, started: started, respond)
+            }
+            finish(request, .status(200, outcome.result), route: route, result: outcome.result, started: started, respond)
+        }
+        if !accepted { finish(request, .status(503, "busy"), route: route, result: "busy", started: started, respond) }
     }
 
     /// The request as RFC 9421 sees it; `@authority` is the target's (RFC 9112 §3.3: an
@@ -285,5 +329,16 @@ extension HTTPResponse {
         body["status"] = .string(state)
         if let reason { body["reason"] = .string(reason) }
         return HTTPResponse(status: status, headers: ["Content-Type": "application/json"], body: JSONValue.object(body).serialized())
+    }
+}
+
+/// The webhook secrets of the configured providers; an absent one answers 501.
+public struct WebhookVerifiers: Sendable {
+    public var stripe: StripeWebhook?
+    public var btcpay: BTCPayWebhook?
+
+    public init(stripe: StripeWebhook? = nil, btcpay: BTCPayWebhook? = nil) {
+        self.stripe = stripe
+        self.btcpay = btcpay
     }
 }

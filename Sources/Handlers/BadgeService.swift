@@ -36,10 +36,10 @@ public final class BadgeService: Sendable {
     /// Protocol versions this service answers.
     public static let supportedVersions = 1...1
 
-    /// Stores and payment providers this version has a verifier for. None yet: every store-funded
-    /// purchaseBadge answers provider_not_configured whatever the configuration holds, and the
-    /// service warns at start about configured sections it does not use.
-    public static let deployedVerifiers: Set<String> = []
+    /// Stores and payment providers this version has a verifier for: the payment providers. No
+    /// store yet: every store-funded purchaseBadge answers provider_not_configured whatever the
+    /// configuration holds, and the service warns at start about configured sections it does not use.
+    public static let deployedVerifiers: Set<String> = ["stripe", "btcpay"]
 
     /// Hooks and tuning of the RPC layer.
     public struct Configuration: Sendable {
@@ -47,11 +47,15 @@ public final class BadgeService: Sendable {
         public var catalogCacheSeconds: Int64
         /// Receives details of internal failures for the operator's log (never sent to clients).
         public var reportInternalError: @Sendable (String) -> Void
+        /// Receives a line for each payment provider call that failed (no secret, no body).
+        public var reportProviderFailure: @Sendable (String) -> Void
 
         public init(catalogCacheSeconds: Int64 = 1,
-                    reportInternalError: @escaping @Sendable (String) -> Void = { _ in }) {
+                    reportInternalError: @escaping @Sendable (String) -> Void = { _ in },
+                    reportProviderFailure: @escaping @Sendable (String) -> Void = { _ in }) {
             self.catalogCacheSeconds = catalogCacheSeconds
             self.reportInternalError = reportInternalError
+            self.reportProviderFailure = reportProviderFailure
         }
     }
 
@@ -59,13 +63,19 @@ public final class BadgeService: Sendable {
     let issuer: any CredentialIssuing
     let clock: @Sendable () -> Timestamp
     let newEntryId: @Sendable () -> String
+    let newInvoiceId: @Sendable () -> String
+    let providers: PaymentProviders
     let configuration: Configuration
     let schema = BadgeRPCSchema.shared
     let catalog: CatalogCache
 
     public init(store: any BadgeStore, issuer: any CredentialIssuing, clock: @escaping @Sendable () -> Timestamp,
-                newEntryId: @escaping @Sendable () -> String = randomEntryId, configuration: Configuration = .init()) {
+                newEntryId: @escaping @Sendable () -> String = randomEntryId,
+                newInvoiceId: @escaping @Sendable () -> String = randomInvoiceId, providers: PaymentProviders = .init(),
+                configuration: Configuration = .init()) {
         self.store = store
+        self.newInvoiceId = newInvoiceId
+        self.providers = providers
         self.issuer = issuer
         self.clock = clock
         self.newEntryId = newEntryId
@@ -130,6 +140,7 @@ public final class BadgeService: Sendable {
             return outcome(.init(.databaseBusy(retryAfter: 1)), command: name)
         } catch let error as BadgeServiceError {
             if case .internal(let detail) = error { configuration.reportInternalError("\(name): \(detail)") }
+            if case .providerUnavailable(_, let detail) = error { configuration.reportProviderFailure("\(name): \(detail)") }
             return outcome(.init(error), command: name)
         } catch {
             configuration.reportInternalError("\(name): \(error)")
@@ -146,21 +157,20 @@ public final class BadgeService: Sendable {
             return try redeemBadgeCode(key: key, masterKey: masterKey, code: code, now: now)
         case .issueBadge(let balance):
             return try issueBadge(key: key, balance: balance, now: now)
-        case .purchaseBadge(_, let payment, let upgrade):
+        case .purchaseBadge(let masterKey, let payment, let upgrade):
             if upgrade != nil { throw BadgeServiceError.badRequest("purchaseBadge with upgrade is not built") }
             switch payment {
             case .apple, .google:
                 // provider_not_configured means exactly "no verifier for that store is deployed".
                 throw BadgeServiceError.providerNotConfigured(payment.typeName)
-            case .invoice:
-                // Only getBadgeInvoice creates the record an invoice belongs to.
-                _ = try knownPurchase(key)
-                throw BadgeServiceError.notBuilt("purchaseBadge funded by invoice")
+            case .invoice(let invoiceId):
+                return try purchaseByInvoice(key: key, masterKey: masterKey, invoiceId: invoiceId, now: now)
             default:
                 throw BadgeServiceError.notBuilt("purchaseBadge funded by \(payment.typeName)")
             }
-        case .getBadgeInvoice:
-            throw BadgeServiceError.notBuilt("getBadgeInvoice (card and crypto payments)")
+        case .getBadgeInvoice(let priceId, let offerId, let badgeInfo, let paymentVia, let upgrade):
+            return try getBadgeInvoice(key: key, priceId: priceId, offerId: offerId, badgeInfo: badgeInfo,
+                                       paymentVia: paymentVia, upgrade: upgrade, now: now)
         case .transferBadge:
             throw BadgeServiceError.notBuilt("transferBadge")
         case .upgradeBadgeSubscription, .pauseBadge:

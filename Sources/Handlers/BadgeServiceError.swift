@@ -1,3 +1,4 @@
+import Ledger
 import Schema
 
 /// Every way a command can fail, with what a reader of the log needs. Mapped to the
@@ -17,6 +18,14 @@ public enum BadgeServiceError: Error, Equatable, CustomStringConvertible {
     case codeExpired
     /// The funding exists but has not settled (an unpaid code).
     case paymentPending(retryAfter: UInt32?)
+    /// The evidence can never verify (an invoice this service never made, or one closed unpaid).
+    case receiptInvalid
+    /// The payment was credited to, or belongs to, another purchase key.
+    case receiptUsed
+    /// Catalog refusals of getBadgeInvoice (Pricing).
+    case pricing(PricingRefusal)
+    /// A payment provider was not reached or failed; the next attempt may work.
+    case providerUnavailable(retryAfter: UInt32, detail: String)
     /// No verifier for that store or provider is configured here.
     case providerNotConfigured(String)
     /// A command or funding this version does not implement yet.
@@ -37,6 +46,10 @@ public enum BadgeServiceError: Error, Equatable, CustomStringConvertible {
         case .codeUsed: return "code used"
         case .codeExpired: return "code expired"
         case .paymentPending: return "payment pending"
+        case .receiptInvalid: return "receipt invalid"
+        case .receiptUsed: return "receipt used"
+        case .pricing(let refusal): return "pricing: \(refusal)"
+        case .providerUnavailable(_, let detail): return "provider unavailable: \(detail)"
         case .providerNotConfigured(let p): return "\(p) not configured"
         case .notBuilt(let what): return "\(what) not built"
         case .overloaded: return "overloaded"
@@ -59,6 +72,16 @@ extension RPCResponse {
         case .codeUsed: self = .failure(.codeUsed)
         case .codeExpired: self = .failure(.codeExpired)
         case .paymentPending(let after): self = .failure(.paymentPending, retryAfter: after ?? ErrorCode.paymentPending.defaultRetryAfter)
+        case .receiptInvalid: self = .failure(.receiptInvalid)
+        case .receiptUsed: self = .failure(.receiptUsed)
+        case .pricing(let refusal):
+            switch refusal {
+            case .productUnavailable: self = .failure(.productUnavailable)
+            case .unknownOfferId: self = .failure(.unknownOfferId)
+            case .offerDisabled: self = .failure(.offerDisabled)
+            case .offerMismatch: self = .failure(.offerMismatch)
+            }
+        case .providerUnavailable(let after, _): self = .failure(.providerUnavailable, retryAfter: after)
         case .providerNotConfigured(let provider):
             self = .failure(.providerNotConfigured, message: "this deployment has no \(provider) verifier")
         case .notBuilt(let what): self = .failure(.badRequest, message: "\(what) is not available in this version of the service")

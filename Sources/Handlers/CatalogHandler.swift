@@ -80,8 +80,13 @@ extension BadgeService {
     /// Signed `getBadgeCatalog`: the catalog and the purchase's statement.
     func getBadgeCatalog(key: Ed25519PublicKey) throws -> RPCResponse {
         let catalog = try self.catalog.current()
-        let purchase = try knownPurchase(key)
-        let rows = try store.read { try $0.ledger(purchaseId: purchase.id) }
+        let purchaseKey = key.purchaseKeyText
+        // A key whose only record is an invoice (getBadgeInvoice) holds no months yet.
+        let rows = try store.read { r -> [LedgerEntry]? in
+            if let purchase = try r.purchase(key: purchaseKey) { return try r.ledger(purchaseId: purchase.id) }
+            return try r.invoices(purchaseKey: purchaseKey).isEmpty ? nil : []
+        }
+        guard let rows else { throw BadgeServiceError.unknownPurchaseKey }
         return .badgeCatalog(catalog: catalog, badgeStatement: statement(of: rows, asserting: nil).statement)
     }
 }

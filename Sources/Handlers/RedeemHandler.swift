@@ -60,12 +60,12 @@ extension BadgeService {
     }
 
     /// A purchase's latest credential and its whole ledger, from the record.
-    func replay(_ purchase: PurchaseRecord) throws -> RPCResponse {
+    func replay(_ purchase: PurchaseRecord, receipt: String? = nil) throws -> RPCResponse {
         let (rows, issuance) = try store.read { r in
             (try r.ledger(purchaseId: purchase.id), try r.latestIssuance(purchaseId: purchase.id))
         }
         return .badgeCredential(credential: issuance.map { $0.credential(masterKey: purchase.masterKey) },
-                                statement: Statement(entries: rows), receipt: nil, subscription: nil)
+                                statement: Statement(entries: rows), receipt: receipt, subscription: nil)
     }
 
     /// Signs the credential for an issued period.

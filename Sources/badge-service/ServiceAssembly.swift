@@ -31,6 +31,8 @@ enum ServiceAssembly {
         sigemptyset(&observed)
         for signalNumber in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&observed, signalNumber) }
         pthread_sigmask(SIG_BLOCK, &observed, nil)
+        // A payment section that is present but incomplete stops the start before any state is made.
+        let (providers, webhooks) = try PaymentWiring.providers(config)
         for warning in config.unusedSectionWarnings(deployedVerifiers: BadgeService.deployedVerifiers) {
             ServiceLog.warning(warning)
         }
@@ -52,8 +54,9 @@ enum ServiceAssembly {
         if case .notReady(let reason) = store.readiness() { ServiceLog.warning("not ready: \(reason)") }
 
         let issuer = KeyringIssuer(keyring: keyring)
-        let service = BadgeService(store: store, issuer: issuer, clock: systemClock,
-                                   configuration: .init(reportInternalError: { ServiceLog.error($0) }))
+        let service = BadgeService(store: store, issuer: issuer, clock: systemClock, providers: providers,
+                                   configuration: .init(reportInternalError: { ServiceLog.error($0) },
+                                                        reportProviderFailure: { ServiceLog.warning($0) }))
         let front: TrustedFront
         do { front = try config.frontToken.map { try TrustedFront.enabled(token: $0) } ?? .disabled } catch {
             throw CommandFailure("[rpc] front_token: \(error)")
@@ -86,7 +89,7 @@ enum ServiceAssembly {
                                           : .ready
                                   }
                               },
-                              rateLimits: RateLimits(rateLimitRules(config)))
+                              rateLimits: RateLimits(rateLimitRules(config)), webhooks: webhooks)
         let server = HTTPServer(
             configuration: HTTPServerConfiguration(
                 host: config.listenHost, port: config.listenPort,

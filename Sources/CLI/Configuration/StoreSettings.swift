@@ -116,12 +116,18 @@ public struct StripeSettings: StoreSettings {
     public var successURL: String?
     public var cancelURL: String?
     public var apiURL: String?
+    /// Seconds a call to the Stripe API may take.
+    public var timeout = StoreCallLimits.defaultTimeoutSeconds
+    /// Bytes of a Stripe API answer read at most.
+    public var maxResponseBytes = StoreCallLimits.defaultMaxResponseBytes
 
     public init() {}
     public static let section = "stripe"
     public static let keys: [StoreKey<Self>] = [
         .secret("secret_key", \.secretKey), .text("publishable_key", \.publishableKey), .secret("webhook_secret", \.webhookSecret),
         .url("success_url", \.successURL), .url("cancel_url", \.cancelURL), .url("api_url", \.apiURL),
+        .integer("timeout", \.timeout, in: StoreCallLimits.timeoutRange),
+        .integer("max_response_bytes", \.maxResponseBytes, in: StoreCallLimits.maxResponseBytesRange),
     ]
 }
 
@@ -131,10 +137,24 @@ public struct BTCPaySettings: StoreSettings {
     public var apiKey: String?
     public var storeID: String?
     public var webhookSecret: String?
+    /// Seconds a call to the BTCPay API may take.
+    public var timeout = StoreCallLimits.defaultTimeoutSeconds
+    /// Bytes of a BTCPay API answer read at most.
+    public var maxResponseBytes = StoreCallLimits.defaultMaxResponseBytes
 
     public init() {}
     public static let section = "btcpay"
     public static let keys: [StoreKey<Self>] = [
         .url("url", \.url), .secret("api_key", \.apiKey), .text("store_id", \.storeID), .secret("webhook_secret", \.webhookSecret),
+        .integer("timeout", \.timeout, in: StoreCallLimits.timeoutRange),
+        .integer("max_response_bytes", \.maxResponseBytes, in: StoreCallLimits.maxResponseBytesRange),
     ]
+}
+
+/// The timeout and response cap every outside call of a payment provider has.
+public enum StoreCallLimits {
+    public static let defaultTimeoutSeconds = 10
+    public static let timeoutRange = 1...120
+    public static let defaultMaxResponseBytes = 1 << 20
+    public static let maxResponseBytesRange = 1024...(64 << 20)
 }

@@ -1,0 +1,145 @@
+import BadgeCore
+import Ledger
+import Payments
+import Storage
+import Webhooks
+
+/// What a verified webhook delivery did; the gateway answers 200 to all but `retryLater`.
+public enum SettlementOutcome: Hashable, Sendable {
+    /// The delivery changed an invoice or a ledger (`what` names it, for the log).
+    case applied(String)
+    /// The event was already handled: nothing changes.
+    case duplicate
+    /// Verified but settles nothing (an unknown invoice, a wrong amount, an event we do not use).
+    case ignored(String)
+    /// Nothing was recorded and the provider should deliver again (its API or our database failed).
+    case retryLater(String)
+
+    /// The label for logs and metrics.
+    public var result: String {
+        switch self {
+        case .applied: "applied"
+        case .duplicate: "duplicate"
+        case .ignored: "ignored"
+        case .retryLater: "retry_later"
+        }
+    }
+}
+
+extension BadgeService {
+    /// Applies a verified Stripe event once (deduplicated by event id in the same transaction):
+    /// a paid session settles its invoice only when the session, `client_reference_id`, amount
+    /// and currency all match it; an expired one closes it; a full refund of a settled payment
+    /// closes an uncredited invoice or debits the unissued months of the purchase it funded.
+    public func settle(_ event: StripeEvent) -> SettlementOutcome {
+        let now = clock()
+        return settlementWrite { w in
+            guard try w.recordProviderEvent(provider: "stripe", eventId: event.id, at: now) else { return .duplicate }
+            switch event.settlement {
+            case .other(let type):
+                return .ignored(type)
+            case let .paid(sessionId, reference, amount, currency, intent):
+                guard let invoice = try w.invoice(provider: "stripe", providerRef: sessionId) else {
+                    return .ignored("paid session of no invoice")
+                }
+                guard reference == invoice.invoiceId, amount == Int(invoice.amount),
+                      currency?.lowercased() == invoice.currency.lowercased()
+                else { return .ignored("paid session that does not match its invoice") }
+                guard try w.setInvoiceStatus(invoiceId: invoice.invoiceId, from: [.open, .closed], to: .paid, paidAt: now,
+                                             paymentRef: intent)
+                else { return .ignored("invoice already \(invoice.status.rawValue)") }
+                return .applied("invoice settled")
+            case let .expired(sessionId, _):
+                guard let invoice = try w.invoice(provider: "stripe", providerRef: sessionId) else {
+                    return .ignored("expired session of no invoice")
+                }
+                guard try w.setInvoiceStatus(invoiceId: invoice.invoiceId, from: [.open], to: .closed, paidAt: nil,
+                                             paymentRef: nil)
+                else { return .ignored("invoice already \(invoice.status.rawValue)") }
+                return .applied("invoice closed")
+            case let .refunded(intent, fully):
+                guard fully else { return .ignored("partial refund") }
+                guard let invoice = try w.invoice(provider: "stripe", paymentRef: intent) else {
+                    return .ignored("refund of no invoice")
+                }
+                return try refund(invoice, in: w, at: now)
+            }
+        }
+    }
+
+    /// Applies a verified BTCPay delivery: the delivery is only a hint, so the invoice is read
+    /// again from BTCPay first (outside any transaction), then settled on `Settled` — a late
+    /// payment included —, closed on `Expired` or `Invalid` without one, and left alone while
+    /// it is new or processing. A failed read records nothing, so the redelivery is handled.
+    public func settle(_ delivery: BTCPayDelivery) -> SettlementOutcome {
+        let now = clock()
+        guard let reader = providers.crypto else { return .ignored("no BTCPay provider configured") }
+        guard let btcpayId = delivery.invoiceId else {
+            return recordOnly(provider: "btcpay", eventId: delivery.eventId, at: now, why: delivery.type)
+        }
+        do {
+            let seen = try store.read { r in try r.invoice(provider: "btcpay", providerRef: btcpayId) }
+            guard seen != nil else {
+                return recordOnly(provider: "btcpay", eventId: delivery.eventId, at: now, why: "delivery for no invoice")
+            }
+        } catch {
+            return .retryLater("reading the invoice: \(error)")
+        }
+        let state: ProviderInvoiceState
+        do { state = try reader.invoiceState(providerRef: btcpayId) } catch {
+            configuration.reportProviderFailure("btcpay webhook: \(error)")
+            return .retryLater("\(error)")
+        }
+        return settlementWrite { w in
+            guard try w.recordProviderEvent(provider: "btcpay", eventId: delivery.eventId, at: now) else { return .duplicate }
+            guard let invoice = try w.invoice(provider: "btcpay", providerRef: btcpayId) else { return .ignored("no invoice") }
+            switch state {
+            case let .settled(orderId, _):
+                guard orderId == invoice.invoiceId else { return .ignored("settled invoice of another order") }
+                guard try w.setInvoiceStatus(invoiceId: invoice.invoiceId, from: [.open, .closed], to: .paid, paidAt: now,
+                                             paymentRef: btcpayId)
+                else { return .ignored("invoice already \(invoice.status.rawValue)") }
+                return .applied("invoice settled")
+            case .pending:
+                return .ignored("invoice not settled yet")
+            case .failed:
+                guard try w.setInvoiceStatus(invoiceId: invoice.invoiceId, from: [.open], to: .closed, paidAt: nil,
+                                             paymentRef: nil)
+                else { return .ignored("invoice already \(invoice.status.rawValue)") }
+                return .applied("invoice closed")
+            }
+        }
+    }
+
+    /// A refund: an invoice not credited yet can no longer be; a credited one has its purchase's
+    /// unissued months debited as `refund` (after a lapse of what ran out).
+    private func refund(_ invoice: InvoiceRecord, in w: any StoreWriter, at now: Timestamp) throws -> SettlementOutcome {
+        guard let purchaseId = try w.creditedPurchase(provider: invoice.provider, providerRef: invoice.invoiceId) else {
+            guard try w.setInvoiceStatus(invoiceId: invoice.invoiceId, from: [.paid, .open, .closed], to: .refunded,
+                                         paidAt: nil, paymentRef: nil)
+            else { return .ignored("invoice already \(invoice.status.rawValue)") }
+            return .applied("uncredited invoice refunded")
+        }
+        guard let purchase = try w.purchase(id: purchaseId) else { throw StorageError.corrupt("payment of no purchase") }
+        _ = try w.setInvoiceStatus(invoiceId: invoice.invoiceId, from: [.paid], to: .refunded, paidAt: nil, paymentRef: nil)
+        let rows = try w.ledger(purchaseId: purchaseId)
+        let tip = rows.last ?? .emptyEntry(at: purchase.createdAt, badgeType: purchase.badgeType)
+        let debits = try planEnding(from: tip, debit: .refund, at: now, newId: newEntryId)
+        if !debits.isEmpty { try w.appendLedger(purchaseId: purchaseId, expectedCount: rows.count, entries: debits) }
+        return .applied("refund debited \(debits.last.map { -$0.changeMonths } ?? 0) months")
+    }
+
+    private func recordOnly(provider: String, eventId: String, at now: Timestamp, why: String) -> SettlementOutcome {
+        settlementWrite { w in
+            try w.recordProviderEvent(provider: provider, eventId: eventId, at: now) ? .ignored(why) : .duplicate
+        }
+    }
+
+    /// One write transaction; a database failure records nothing and asks for a redelivery.
+    private func settlementWrite(_ body: (any StoreWriter) throws -> SettlementOutcome) -> SettlementOutcome {
+        do { return try store.write(body) } catch {
+            configuration.reportInternalError("webhook: \(error)")
+            return .retryLater("database: \(error)")
+        }
+    }
+}

@@ -1,0 +1,94 @@
+import BadgeCore
+import JSON
+
+/// `[btcpay]` as the provider client needs it.
+public struct BTCPayAccount: Sendable, Equatable {
+    /// Greenfield API key; sent only as `Authorization: token …`, never logged.
+    public var apiKey: String
+    public var storeId: String
+    /// The server, e.g. `https://btcpay.example`.
+    public var api: OutsideAPI
+
+    public init(apiKey: String, storeId: String, api: OutsideAPI) {
+        self.apiKey = apiKey
+        self.storeId = storeId
+        self.api = api
+    }
+}
+
+/// BTC and XMR payments through BTCPay Server's Greenfield API (stores.md D1, D2): an invoice
+/// per protocol invoice with `metadata.orderId` = the invoice id and one on-chain payment method,
+/// then its payment methods for the address and the amount in coin.
+public struct BTCPayInvoices: PaymentProvider, InvoiceStateReading {
+    public let name = "btcpay"
+    let account: BTCPayAccount
+    let client: any OutsideHTTPClient
+
+    public init(account: BTCPayAccount, client: any OutsideHTTPClient = URLSessionHTTPClient()) {
+        self.account = account
+        self.client = client
+    }
+
+    /// The Greenfield payment method of a coin.
+    public static func paymentMethodId(_ method: PaymentMethod) -> String? {
+        switch method {
+        case .btc: "BTC-CHAIN"
+        case .xmr: "XMR-CHAIN"
+        case .card: nil
+        }
+    }
+
+    var storePath: String { account.api.baseURL + "/api/v1/stores/" + FormEncoding.escape(account.storeId) + "/invoices" }
+
+    var headers: [(String, String)] {
+        [("Authorization", "token " + account.apiKey), ("Content-Type", "application/json"), ("Accept", "application/json")]
+    }
+
+    public func createPayment(_ request: PaymentRequest) throws(PaymentProviderError) -> PaymentDestination {
+        guard let methodId = Self.paymentMethodId(request.method) else { throw .refused("BTCPay takes BTC and XMR only") }
+        let minutes = max(1, (request.expiresAt.seconds - request.createdAt.seconds + 59) / 60)
+        let body: JSONValue = [
+            "amount": .string(CurrencyUnits.decimalText(minorUnits: request.amount, currency: request.currency)),
+            "currency": .string(request.currency.uppercased()),
+            "metadata": ["orderId": .string(request.invoiceId), "itemDesc": .string(request.description)],
+            "checkout": ["paymentMethods": [.string(methodId)], "expirationMinutes": .number(JSONNumber(Int(minutes)))],
+        ]
+        let created = try call("POST", storePath, body: body.serialized(), what: "creating an invoice")
+        guard let id = created["id"]?.stringValue, !id.isEmpty, id.allSatisfy({ $0.isLetter || $0.isNumber }) else {
+            throw .unavailable("creating an invoice: the answer has no usable id")
+        }
+        let methods = try call("GET", storePath + "/" + id + "/payment-methods", body: nil, what: "reading payment methods")
+        guard let list = methods.arrayValue,
+              let entry = list.first(where: { $0["paymentMethodId"]?.stringValue == methodId }),
+              let address = entry["destination"]?.stringValue, !address.isEmpty,
+              let amount = entry["amount"]?.stringValue, !amount.isEmpty
+        else { throw .unavailable("reading payment methods: no \(methodId) destination and amount") }
+        return PaymentDestination(providerRef: id, address: address, cryptoAmount: amount)
+    }
+
+    /// Reads an invoice afresh (`GET /api/v1/stores/{storeId}/invoices/{id}`): deliveries are only hints.
+    public func invoiceState(providerRef: String) throws(PaymentProviderError) -> ProviderInvoiceState {
+        guard !providerRef.isEmpty, providerRef.allSatisfy({ $0.isLetter || $0.isNumber }) else {
+            throw .refused("not a BTCPay invoice id")
+        }
+        let invoice = try call("GET", storePath + "/" + providerRef, body: nil, what: "reading an invoice")
+        let orderId = invoice["metadata"]?["orderId"]?.stringValue
+        switch invoice["status"]?.stringValue {
+        case "Settled": return .settled(orderId: orderId, paidLate: invoice["additionalStatus"]?.stringValue == "PaidLate")
+        case "New", "Processing": return .pending(orderId: orderId)
+        case "Expired", "Invalid": return .failed(orderId: orderId)
+        default: throw .unavailable("reading an invoice: unknown status")
+        }
+    }
+
+    func call(_ method: String, _ url: String, body: [UInt8]?, what: String) throws(PaymentProviderError) -> JSONValue {
+        let response = try client.send(method, url: url, headers: headers, body: body, api: account.api)
+        switch response.status {
+        case 200..<300: break
+        case 401, 403: throw .refused("\(what): BTCPay answered \(response.status)")
+        default: throw .unavailable("\(what): BTCPay answered \(response.status)")
+        }
+        guard let json = try? JSONParser().parse(response.body) else { throw .unavailable("\(what): the answer is not JSON") }
+        return json
+    }
+}

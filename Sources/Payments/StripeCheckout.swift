@@ -1,0 +1,83 @@
+import BadgeCore
+import JSON
+
+/// `[stripe]` as the provider client needs it.
+public struct StripeAccount: Sendable, Equatable {
+    /// `sk_…` or a restricted `rk_…` key; sent only in the Authorization header, never logged.
+    public var secretKey: String
+    public var successURL: String
+    public var cancelURL: String
+    public var api: OutsideAPI
+
+    public init(secretKey: String, successURL: String, cancelURL: String, api: OutsideAPI) {
+        self.secretKey = secretKey
+        self.successURL = successURL
+        self.cancelURL = cancelURL
+        self.api = api
+    }
+}
+
+/// Card payments through Stripe Checkout: one Checkout Session (`mode=payment`) per invoice,
+/// created with the invoice id as `client_reference_id` and as the `Idempotency-Key`, so a
+/// retried call returns the same session.
+public struct StripeCheckout: PaymentProvider {
+    public let name = "stripe"
+    let account: StripeAccount
+    let client: any OutsideHTTPClient
+
+    public init(account: StripeAccount, client: any OutsideHTTPClient = URLSessionHTTPClient()) {
+        self.account = account
+        self.client = client
+    }
+
+    /// The form of `POST /v1/checkout/sessions` for `request` (stores.md C1).
+    public func sessionForm(_ request: PaymentRequest) -> [(String, String)] {
+        [
+            ("mode", "payment"),
+            ("line_items[0][price_data][currency]", request.currency.lowercased()),
+            ("line_items[0][price_data][unit_amount]", String(request.amount)),
+            ("line_items[0][price_data][product_data][name]", request.description),
+            ("line_items[0][quantity]", "1"),
+            ("client_reference_id", request.invoiceId),
+            ("metadata[invoice_id]", request.invoiceId),
+            // Session metadata is not copied to the PaymentIntent; refunds are joined through it.
+            ("payment_intent_data[metadata][invoice_id]", request.invoiceId),
+            ("expires_at", String(request.expiresAt.seconds)),
+            ("success_url", account.successURL),
+            ("cancel_url", account.cancelURL),
+        ]
+    }
+
+    public func createPayment(_ request: PaymentRequest) throws(PaymentProviderError) -> PaymentDestination {
+        guard request.method == .card else { throw .refused("Stripe takes card payments only") }
+        let response = try client.send("POST", url: account.api.baseURL + "/v1/checkout/sessions", headers: [
+            ("Authorization", "Bearer " + account.secretKey),
+            ("Content-Type", "application/x-www-form-urlencoded"),
+            ("Idempotency-Key", request.invoiceId),
+            ("Accept", "application/json"),
+        ], body: FormEncoding.encode(sessionForm(request)), api: account.api)
+        let json = try StripeCheckout.parse(response, call: "creating a Checkout Session")
+        guard let id = json["id"]?.stringValue, !id.isEmpty, let url = json["url"]?.stringValue, !url.isEmpty else {
+            throw .unavailable("creating a Checkout Session: the answer has no id or url")
+        }
+        // A session for another amount is not ours to hand out (a replayed idempotency key, a bug).
+        if let total = json["amount_total"]?.numberValue?.exactInt, total != Int(request.amount) {
+            throw .unavailable("creating a Checkout Session: amount_total \(total) differs from \(request.amount)")
+        }
+        return PaymentDestination(providerRef: id, url: url)
+    }
+
+    /// A 2xx JSON object, or the failure class of the answer: 401 and 403 refuse this
+    /// service's key (internal); every other status, and anything unreadable, is unavailability.
+    static func parse(_ response: OutsideResponse, call: String) throws(PaymentProviderError) -> JSONValue {
+        switch response.status {
+        case 200..<300: break
+        case 401, 403: throw .refused("\(call): Stripe answered \(response.status)")
+        default: throw .unavailable("\(call): Stripe answered \(response.status)")
+        }
+        guard let json = try? JSONParser().parse(response.body), json.objectValue != nil else {
+            throw .unavailable("\(call): the answer is not a JSON object")
+        }
+        return json
+    }
+}

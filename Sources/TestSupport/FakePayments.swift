@@ -1,0 +1,103 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The fake Stripe and BTCPay APIs of `Tests/Peers/fake_payments.py`, on a free 127.0.0.1 port,
+/// run by a test and stopped with it (the fake exits when its standard input closes).
+public final class FakePayments: @unchecked Sendable {
+    public let stripeKey = "sk_test_fake_" + UUID().uuidString
+    public let btcpayKey = "btcpay-fake-" + UUID().uuidString
+    public let btcpayStore = "FakeStore1"
+    public private(set) var port = 0
+    private let process = Process()
+    private let stdin = Pipe()
+
+    public init() throws {
+        let python = PeerPython.interpreter
+        guard FileManager.default.isExecutableFile(atPath: python) else {
+            throw PeerPython.Failure(status: -1, stderr: "no peer interpreter at \(python); run scripts/peers-venv")
+        }
+        let script = Repository.root.appendingPathComponent("Tests/Peers/fake_payments.py").path
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = [script, stripeKey, btcpayKey, btcpayStore]
+        let stdout = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        try process.run()
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = stdout.fileHandleForReading.availableData
+            if chunk.isEmpty { throw PeerPython.Failure(status: -1, stderr: "fake_payments.py exited before listening") }
+            line.append(chunk)
+        }
+        let text = String(decoding: line, as: UTF8.self)
+        guard let p = text.split(separator: " ").last.flatMap({ Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }) else {
+            throw PeerPython.Failure(status: -1, stderr: "fake_payments.py said: \(text)")
+        }
+        port = p
+    }
+
+    deinit {
+        try? stdin.fileHandleForWriting.close()
+        process.waitUntilExit()
+    }
+
+    public var url: String { "http://127.0.0.1:\(port)" }
+
+    /// Sets what the fake `provider` (`stripe`, `btcpay`) answers from now on: `ok`, `500`,
+    /// `garbage`, `huge`, `hang` or `401`.
+    public func setMode(_ provider: String, _ mode: String) throws {
+        _ = try post("/_control/mode", ["provider": provider, "mode": mode])
+    }
+
+    /// Sets a fake BTCPay invoice's status (`Settled`, `Expired`, `Invalid`, `Processing`, `New`).
+    public func setBTCPayStatus(_ id: String, _ status: String, additional: String = "None") throws {
+        _ = try post("/_control/btcpay-status", ["id": id, "status": status, "additionalStatus": additional])
+    }
+
+    /// A `Stripe-Signature` header for `payload`, made by PyPI `stripe`.
+    public func stripeSignature(payload: String, secret: String, timestamp: Int? = nil) throws -> String {
+        var request: [String: Any] = ["payload": payload, "secret": secret]
+        if let timestamp { request["timestamp"] = timestamp }
+        return try post("/_sign/stripe", request)["header"] as? String ?? ""
+    }
+
+    /// A `BTCPay-Sig` header for `payload`, made with Python's `hmac`.
+    public func btcpaySignature(payload: String, secret: String) throws -> String {
+        try post("/_sign/btcpay", ["payload": payload, "secret": secret])["header"] as? String ?? ""
+    }
+
+    /// The requests the fake `provider` received, as it recorded them.
+    public func requests(_ provider: String) throws -> [[String: Any]] {
+        let (data, _) = try Self.http("GET", url + "/_control/requests/" + provider, body: nil)
+        return (try JSONSerialization.jsonObject(with: data) as? [[String: Any]]) ?? []
+    }
+
+    private func post(_ path: String, _ object: [String: Any]) throws -> [String: Any] {
+        let (data, status) = try Self.http("POST", url + path, body: try JSONSerialization.data(withJSONObject: object))
+        guard status == 200 else { throw PeerPython.Failure(status: Int32(status), stderr: String(decoding: data, as: UTF8.self)) }
+        return (try JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]
+    }
+
+    /// One blocking HTTP exchange (tests only): body and status.
+    public static func http(_ method: String, _ url: String, body: Data?, headers: [String: String] = [:],
+                            timeout: Double = 30) throws -> (Data, Int) {
+        var request = URLRequest(url: URL(string: url)!, timeoutInterval: timeout)
+        request.httpMethod = method
+        request.httpBody = body
+        for (k, v) in headers { request.setValue(v, forHTTPHeaderField: k) }
+        let done = DispatchSemaphore(value: 0)
+        final class Box: @unchecked Sendable { var data = Data(); var status = 0; var error: (any Error)? }
+        let box = Box()
+        URLSession.shared.dataTask(with: request) { data, response, error in
+            box.data = data ?? Data()
+            box.status = (response as? HTTPURLResponse)?.statusCode ?? 0
+            box.error = error
+            done.signal()
+        }.resume()
+        done.wait()
+        if let error = box.error { throw error }
+        return (box.data, box.status)
+    }
+}

@@ -1,0 +1,43 @@
+import CLI
+import Gateway
+import Handlers
+import Payments
+import Webhooks
+
+/// Builds the payment providers and webhook verifiers from `[stripe]` and `[btcpay]`. A present
+/// section must be complete: a missing or invalid key stops the start with one line naming it.
+enum PaymentWiring {
+    static func providers(_ config: ServiceConfiguration) throws -> (PaymentProviders, WebhookVerifiers) {
+        var providers = PaymentProviders()
+        var webhooks = WebhookVerifiers()
+        if let stripe = config.stripe {
+            func need(_ value: String?, _ key: String) throws -> String {
+                guard let value, !value.isEmpty else { throw CommandFailure("[stripe] \(key) is required when [stripe] is present") }
+                return value
+            }
+            let api = try outsideAPI(section: "stripe", url: stripe.apiURL ?? "https://api.stripe.com",
+                                     timeout: stripe.timeout, maxBytes: stripe.maxResponseBytes)
+            providers.card = StripeCheckout(account: StripeAccount(
+                secretKey: try need(stripe.secretKey, "secret_key"), successURL: try need(stripe.successURL, "success_url"),
+                cancelURL: try need(stripe.cancelURL, "cancel_url"), api: api))
+            webhooks.stripe = StripeWebhook(secret: try need(stripe.webhookSecret, "webhook_secret"))
+        }
+        if let btcpay = config.btcpay {
+            func need(_ value: String?, _ key: String) throws -> String {
+                guard let value, !value.isEmpty else { throw CommandFailure("[btcpay] \(key) is required when [btcpay] is present") }
+                return value
+            }
+            let api = try outsideAPI(section: "btcpay", url: try need(btcpay.url, "url"), timeout: btcpay.timeout,
+                                     maxBytes: btcpay.maxResponseBytes)
+            providers.crypto = BTCPayInvoices(account: BTCPayAccount(
+                apiKey: try need(btcpay.apiKey, "api_key"), storeId: try need(btcpay.storeID, "store_id"), api: api))
+            webhooks.btcpay = BTCPayWebhook(secret: try need(btcpay.webhookSecret, "webhook_secret"))
+        }
+        return (providers, webhooks)
+    }
+
+    /// The configuration checked the URL, timeout and cap already; this only assembles them.
+    static func outsideAPI(section: String, url: String, timeout: Int, maxBytes: Int) throws -> OutsideAPI {
+        OutsideAPI(baseURL: url, timeoutSeconds: Double(timeout), maxResponseBytes: maxBytes)
+    }
+}

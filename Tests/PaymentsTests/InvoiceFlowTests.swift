@@ -1,0 +1,264 @@
+import BadgeCore
+import Crypto
+import Foundation
+import Handlers
+import JSON
+import Ledger
+import Payments
+import Schema
+import Storage
+import TestSupport
+import Testing
+import Webhooks
+
+/// getBadgeInvoice → provider (the fakes over HTTP) → signed webhook → purchaseBadge, at the
+/// handler level: the rules of issue 9 one by one.
+@Suite(.timeLimit(.minutes(3))) struct InvoiceFlowTests {
+    let h: PaymentHarness
+    init() throws { h = try PaymentHarness() }
+
+    @Test func anInvoiceIsPricedRecordedAndReturnedAgainWhileOpen() throws {
+        let key = Ed25519PrivateKey()
+        let first = h.invoice(by: key, offerId: DefaultCatalog.supporterThreeMonthsOfferId)
+        let invoice = try #require(first.invoice)
+        #expect(first.months == 3)
+        #expect(invoice.price == 2100 && invoice.discount == 700 && invoice.credit == nil && invoice.amount == 1400)
+        #expect(invoice.currency == "usd")
+        #expect(invoice.expiresAt == h.clock.now.adding(seconds: BadgeService.invoiceLifetimeSeconds))
+        guard case .card(.stripe, let url) = invoice.paymentTo else { Issue.record("\(invoice.paymentTo)"); return }
+        #expect(url.hasPrefix("https://checkout.stripe.test/"))
+        #expect(BadgeRPCSchema.shared.validateResponse(first.json).isEmpty)
+        // a repeat, also another offer or method, answers the open invoice without asking Stripe
+        let calls = try h.fake.requests("stripe").count
+        #expect(h.invoice(by: key).invoice == invoice)
+        #expect(h.invoice(by: key, via: .crypto(currency: .btc)).invoice == invoice)
+        h.restart()
+        h.clock.now = h.clock.now.adding(seconds: 3599)
+        #expect(h.invoice(by: key).invoice == invoice)
+        #expect(try h.fake.requests("stripe").count == calls)
+        // once it expires, a new one is made
+        h.clock.now = h.clock.now.adding(seconds: 1)
+        let next = try #require(h.invoice(by: key).invoice)
+        #expect(next.invoiceId != invoice.invoiceId && next.amount == 700)
+        #expect(try h.record(invoice.invoiceId).status == .closed)
+    }
+
+    @Test func catalogRefusalsAndMissingProviders() throws {
+        let key = Ed25519PrivateKey()
+        #expect(h.invoice(by: key, priceId: "nope").errorCode == .productUnavailable)
+        #expect(h.invoice(by: key, offerId: "nope").errorCode == .unknownOfferId)
+        #expect(h.invoice(by: key, offerId: DefaultCatalog.legendThreeMonthsOfferId).errorCode == .offerMismatch)
+        #expect(h.invoice(by: key, type: .legend).errorCode == .offerMismatch)
+        _ = try h.store.write { try $0.setOfferStatus(offerId: DefaultCatalog.supporterTwelveMonthsOfferId, .disabled) }
+        #expect(h.invoice(by: key, offerId: DefaultCatalog.supporterTwelveMonthsOfferId).errorCode == .offerDisabled)
+        #expect(try h.store.read { try $0.invoices(purchaseKey: key.publicKey.purchaseKeyText) }.isEmpty)
+
+        let bare = BadgeService(store: h.store, issuer: h.issuer, clock: { h.clock.now })
+        let request = RPCRequest(purchaseKey: key.publicKey.purchaseKeyText, command: .getBadgeInvoice(
+            priceId: DefaultCatalog.supporterPriceId, offerId: nil,
+            badgeInfo: BadgeInfo(badgeType: .supporter, badgeExpiry: h.clock.now), paymentVia: .crypto(currency: .xmr), upgrade: nil))
+        #expect(bare.handle(body: request.json.serialized(), caller: .signer(key.publicKey)).response.errorCode == .providerNotConfigured)
+    }
+
+    @Test func aProviderOutageIsProviderUnavailableAndTheNextAttemptWorks() throws {
+        let key = Ed25519PrivateKey()
+        for mode in ["500", "garbage", "hang"] {
+            try h.fake.setMode("stripe", mode)
+            let out = h.invoice(by: key)
+            #expect(out.errorCode == .providerUnavailable, "\(mode)")
+            #expect(out.retryAfter == BadgeService.providerRetrySeconds)
+        }
+        #expect(try h.store.read { try $0.invoices(purchaseKey: key.publicKey.purchaseKeyText) }.isEmpty)
+        #expect(h.providerFailures.withLock { $0.count } == 3)
+        // no secret in what the operator's log receives
+        #expect(h.providerFailures.withLock { $0 }.allSatisfy { !$0.contains(h.fake.stripeKey) })
+        try h.fake.setMode("stripe", "ok")
+        #expect(h.invoice(by: key).invoice != nil)
+        try h.fake.setMode("stripe", "401")
+        #expect(h.invoice(by: Ed25519PrivateKey()).errorCode == .internal)
+    }
+
+    @Test func aPaidSessionFundsTheBadgeOnceInOneRoundTrip() throws {
+        let key = Ed25519PrivateKey()
+        let master = SecureRandom.bytes(32)
+        let invoice = try #require(h.invoice(by: key, offerId: DefaultCatalog.supporterThreeMonthsOfferId).invoice)
+        let pending = h.purchase(by: key, invoiceId: invoice.invoiceId, masterKey: master)
+        #expect(pending.errorCode == .paymentPending)
+        #expect((pending.retryAfter ?? 0) > 0)
+        #expect(try h.ledger(of: key).isEmpty)
+
+        let record = try h.record(invoice.invoiceId)
+        #expect(try h.deliverStripe(h.stripeEvent(type: "checkout.session.completed", object: h.paidSession(record))) == .applied("invoice settled"))
+        #expect(try h.record(invoice.invoiceId).status == .paid)
+
+        let bought = h.purchase(by: key, invoiceId: invoice.invoiceId, masterKey: master)
+        let credential = try #require(bought.credential)
+        #expect(credential.masterKey == master && credential.badgeType == .supporter)
+        let entries = try #require(bought.statement?.entries)
+        #expect(entries.map(\.changeMonths) == [3, -1])
+        #expect(entries.map(\.entryType) == [.credit(.payment(invoiceId: invoice.invoiceId)), .debit(.badge)])
+        let receipt = try #require(bought.receipt)
+        #expect(BadgeRPCSchema.shared.validateResponse(bought.json).isEmpty)
+        // only the receipt's hash is stored
+        let stored = try h.store.database.readBlobsForTesting("SELECT receipt_hash FROM badge_receipts")
+        #expect(stored == [SHA256.hash(Array(receipt.utf8))])
+        // a repeat answers the same and writes nothing; another key's attempt is receipt_used
+        let again = h.purchase(by: key, invoiceId: invoice.invoiceId, masterKey: master)
+        #expect(again == bought)
+        #expect(h.issuer.count == 1)
+        let other = Ed25519PrivateKey()
+        _ = h.invoice(by: other)
+        #expect(h.purchase(by: other, invoiceId: invoice.invoiceId, masterKey: master).errorCode == .receiptUsed)
+        // a key with no record at all is unknown; an invoice id never made is receipt_invalid
+        #expect(h.purchase(by: Ed25519PrivateKey(), invoiceId: invoice.invoiceId, masterKey: master).errorCode == .unknownPurchaseKey)
+        #expect(h.purchase(by: other, invoiceId: "never-made", masterKey: master).errorCode == .receiptInvalid)
+        #expect(try h.ledger(of: key).count == 2)
+    }
+
+    @Test func twentyIdenticalDeliveriesAtOnceSettleOnce() throws {
+        let key = Ed25519PrivateKey()
+        let invoice = try #require(h.invoice(by: key).invoice)
+        let record = try h.record(invoice.invoiceId)
+        let body = h.stripeEvent(type: "checkout.session.completed", object: h.paidSession(record))
+        let header = try h.fake.stripeSignature(payload: body, secret: h.stripeWebhookSecret)
+        let outcomes = LockedOutcomes()
+        DispatchQueue.concurrentPerform(iterations: 20) { _ in
+            guard let event = try? h.stripeWebhook.event(body: Array(body.utf8), signatureHeader: header, now: h.clock.now) else { return }
+            outcomes.append(h.service.settle(event))
+        }
+        let all = outcomes.all
+        #expect(all.count == 20)
+        #expect(all.filter { $0 == .applied("invoice settled") }.count == 1)
+        #expect(all.filter { $0 == .duplicate }.count == 19)
+        // twenty purchases at once credit once
+        let master = SecureRandom.bytes(32)
+        let answers = LockedResponses()
+        DispatchQueue.concurrentPerform(iterations: 20) { _ in answers.append(h.purchase(by: key, invoiceId: invoice.invoiceId, masterKey: master)) }
+        #expect(Set(answers.all).count == 1)
+        #expect(answers.all.first?.credential != nil)
+        #expect(try h.ledger(of: key).map(\.changeMonths) == [1, -1])
+    }
+
+    @Test func deliveriesThatDoNotMatchSettleNothing() throws {
+        let key = Ed25519PrivateKey()
+        let invoice = try #require(h.invoice(by: key).invoice)
+        let record = try h.record(invoice.invoiceId)
+        let wrong: [JSONValue] = [
+            h.paidSession(record, amount: Int(record.amount) - 1),
+            h.paidSession(record, currency: "eur"),
+            h.paidSession(record, reference: "someone-else"),
+        ]
+        for object in wrong {
+            #expect(try h.deliverStripe(h.stripeEvent(type: "checkout.session.completed", object: object))
+                    == .ignored("paid session that does not match its invoice"))
+        }
+        var unknown = h.paidSession(record)
+        if case .object(var o) = unknown { o["id"] = "cs_test_unknown"; unknown = .object(o) }
+        #expect(try h.deliverStripe(h.stripeEvent(type: "checkout.session.completed", object: unknown)) == .ignored("paid session of no invoice"))
+        // completed but unpaid (a delayed method): nothing yet
+        var unpaid = h.paidSession(record)
+        if case .object(var o) = unpaid { o["payment_status"] = "unpaid"; unpaid = .object(o) }
+        #expect(try h.deliverStripe(h.stripeEvent(type: "checkout.session.completed", object: unpaid)) == .ignored("checkout.session.completed"))
+        #expect(try h.record(invoice.invoiceId).status == .open)
+        #expect(h.purchase(by: key, invoiceId: invoice.invoiceId, masterKey: SecureRandom.bytes(32)).errorCode == .paymentPending)
+        // the delayed payment succeeding settles it
+        #expect(try h.deliverStripe(h.stripeEvent(type: "checkout.session.async_payment_succeeded", object: h.paidSession(record)))
+                == .applied("invoice settled"))
+    }
+
+    @Test func anExpiredSessionClosesTheInvoice() throws {
+        let key = Ed25519PrivateKey()
+        let invoice = try #require(h.invoice(by: key).invoice)
+        let record = try h.record(invoice.invoiceId)
+        let object: JSONValue = ["id": .string(record.providerRef), "object": "checkout.session", "status": "expired",
+                                 "client_reference_id": .string(record.invoiceId), "payment_status": "unpaid"]
+        #expect(try h.deliverStripe(h.stripeEvent(type: "checkout.session.expired", object: object)) == .applied("invoice closed"))
+        #expect(h.purchase(by: key, invoiceId: invoice.invoiceId, masterKey: SecureRandom.bytes(32)).errorCode == .receiptInvalid)
+        // a new invoice may be asked for
+        #expect(try #require(h.invoice(by: key).invoice).invoiceId != invoice.invoiceId)
+    }
+
+    @Test func aRefundDebitsTheUnissuedMonths() throws {
+        let key = Ed25519PrivateKey()
+        let invoice = try #require(h.invoice(by: key, offerId: DefaultCatalog.supporterTwelveMonthsOfferId).invoice)
+        let record = try h.record(invoice.invoiceId)
+        _ = try h.deliverStripe(h.stripeEvent(type: "checkout.session.completed", object: h.paidSession(record, intent: "pi_refund1")))
+        #expect(h.purchase(by: key, invoiceId: invoice.invoiceId, masterKey: SecureRandom.bytes(32)).credential != nil)
+        let charge: JSONValue = ["id": "ch_1", "object": "charge", "payment_intent": "pi_refund1", "amount": .number(JSONNumber(Int(record.amount))),
+                                 "amount_refunded": .number(JSONNumber(Int(record.amount))), "refunded": true]
+        #expect(try h.deliverStripe(h.stripeEvent(type: "charge.refunded", object: charge)) == .applied("refund debited 11 months"))
+        let ledger = try h.ledger(of: key)
+        #expect(ledger.map(\.changeMonths) == [12, -1, -11])
+        #expect(ledger.last?.entryType == .debit(.refund) && ledger.last?.balanceMonths == 0)
+        // a refund of an invoice not credited yet makes it unusable
+        let other = Ed25519PrivateKey()
+        let second = try #require(h.invoice(by: other).invoice)
+        _ = try h.deliverStripe(h.stripeEvent(type: "checkout.session.completed", object: h.paidSession(try h.record(second.invoiceId), intent: "pi_refund2")))
+        var refund2 = charge
+        if case .object(var o) = refund2 { o["payment_intent"] = "pi_refund2"; refund2 = .object(o) }
+        #expect(try h.deliverStripe(h.stripeEvent(type: "charge.refunded", object: refund2)) == .applied("uncredited invoice refunded"))
+        #expect(h.purchase(by: other, invoiceId: second.invoiceId, masterKey: SecureRandom.bytes(32)).errorCode == .receiptInvalid)
+    }
+
+    @Test func cryptoInvoicesSettleOnlyOnTheInvoiceReadBack() throws {
+        for (coin, currency) in [(CryptoCurrency.btc, "btc"), (.xmr, "xmr")] {
+            let key = Ed25519PrivateKey()
+            let out = h.invoice(by: key, via: .crypto(currency: coin))
+            let invoice = try #require(out.invoice)
+            guard case .crypto(let c, let address, let amount) = invoice.paymentTo else { Issue.record("\(invoice)"); continue }
+            #expect(c.rawValue == currency && !address.isEmpty && !amount.isEmpty)
+            let record = try h.record(invoice.invoiceId)
+            func deliver(_ type: String, id: String = UUID().uuidString) -> SettlementOutcome {
+                let body = #"{"deliveryId":"\#(id)","type":"\#(type)","invoiceId":"\#(record.providerRef)","storeId":"\#(h.fake.btcpayStore)"}"#
+                let header = try! h.fake.btcpaySignature(payload: body, secret: h.btcpayWebhookSecret)
+                return h.service.settle(try! h.btcpayWebhook.delivery(body: Array(body.utf8), signatureHeader: header))
+            }
+            // a delivery claiming settlement is only a hint: BTCPay still says New
+            #expect(deliver("InvoiceSettled") == .ignored("invoice not settled yet"))
+            #expect(h.purchase(by: key, invoiceId: invoice.invoiceId, masterKey: SecureRandom.bytes(32)).errorCode == .paymentPending)
+            // BTCPay down while re-reading: nothing recorded, the redelivery is handled
+            try h.fake.setBTCPayStatus(record.providerRef, "Settled")
+            try h.fake.setMode("btcpay", "500")
+            #expect(deliver("InvoiceSettled", id: "d-\(currency)") == .retryLater("provider unavailable: reading an invoice: BTCPay answered 500"))
+            try h.fake.setMode("btcpay", "ok")
+            #expect(deliver("InvoiceSettled", id: "d-\(currency)") == .applied("invoice settled"))
+            #expect(deliver("InvoiceSettled", id: "d-\(currency)") == .duplicate)
+            let bought = h.purchase(by: key, invoiceId: invoice.invoiceId, masterKey: SecureRandom.bytes(32))
+            #expect(bought.statement?.entries.map(\.entryType) == [.credit(.payment(invoiceId: invoice.invoiceId)), .debit(.badge)])
+        }
+        // expired with a partial payment closes; a late full payment still settles it
+        let key = Ed25519PrivateKey()
+        let invoice = try #require(h.invoice(by: key, via: .crypto(currency: .btc)).invoice)
+        let record = try h.record(invoice.invoiceId)
+        func deliver(_ type: String) -> SettlementOutcome {
+            let body = #"{"deliveryId":"\#(UUID().uuidString)","type":"\#(type)","invoiceId":"\#(record.providerRef)"}"#
+            let header = try! h.fake.btcpaySignature(payload: body, secret: h.btcpayWebhookSecret)
+            return h.service.settle(try! h.btcpayWebhook.delivery(body: Array(body.utf8), signatureHeader: header))
+        }
+        try h.fake.setBTCPayStatus(record.providerRef, "Expired", additional: "PaidPartial")
+        #expect(deliver("InvoiceExpired") == .applied("invoice closed"))
+        // a coin payment may still confirm: pending, not dead, for a day past expiry
+        #expect(h.purchase(by: key, invoiceId: invoice.invoiceId, masterKey: SecureRandom.bytes(32)).errorCode == .paymentPending)
+        try h.fake.setBTCPayStatus(record.providerRef, "Settled", additional: "PaidLate")
+        #expect(deliver("InvoicePaidAfterExpiration") == .applied("invoice settled"))
+        #expect(h.purchase(by: key, invoiceId: invoice.invoiceId, masterKey: SecureRandom.bytes(32)).credential != nil)
+        // a delivery for an invoice we never made settles nothing
+        let body = #"{"deliveryId":"x1","type":"InvoiceSettled","invoiceId":"FakeInvNope"}"#
+        let header = try h.fake.btcpaySignature(payload: body, secret: h.btcpayWebhookSecret)
+        #expect(h.service.settle(try h.btcpayWebhook.delivery(body: Array(body.utf8), signatureHeader: header)) == .ignored("delivery for no invoice"))
+    }
+}
+
+final class LockedOutcomes: @unchecked Sendable {
+    private let lock = NSLock()
+    private var items: [SettlementOutcome] = []
+    func append(_ o: SettlementOutcome) { lock.withLock { items.append(o) } }
+    var all: [SettlementOutcome] { lock.withLock { items } }
+}
+
+final class LockedResponses: @unchecked Sendable {
+    private let lock = NSLock()
+    private var items: [RPCResponse] = []
+    func append(_ o: RPCResponse) { lock.withLock { items.append(o) } }
+    var all: [RPCResponse] { lock.withLock { items } }
+}

@@ -1,0 +1,195 @@
+"""Fake Stripe and BTCPay APIs on 127.0.0.1 for the payment tests (real HTTP), driven by the tests.
+
+Serves the documented shapes (Stripe Checkout Sessions; BTCPay Greenfield invoices and payment
+methods) and plays failures on demand: a 500, garbage, an oversized body, a hang past the
+client's timeout, a 401. Webhook signatures come from the independent implementations, never
+the service's code: `stripe.WebhookSignature.generate_signature_header` (PyPI `stripe`) and
+Python's `hmac` for BTCPay-Sig.
+
+Usage: fake_payments.py STRIPE_KEY BTCPAY_KEY BTCPAY_STORE. Prints "port N" once listening;
+exits when standard input closes (the test ended) or after 15 minutes.
+"""
+import hashlib
+import hmac
+import itertools
+import json
+import os
+import sys
+import threading
+import time
+import urllib.parse
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import stripe
+
+STRIPE_KEY, BTCPAY_KEY, BTCPAY_STORE = sys.argv[1], sys.argv[2], sys.argv[3]
+lock = threading.Lock()
+counter = itertools.count(1)
+modes = {"stripe": "ok", "btcpay": "ok"}  # ok | 500 | garbage | huge | hang | 401
+sessions_by_key = {}   # Idempotency-Key -> session
+requests_seen = {"stripe": [], "btcpay": []}
+btcpay_invoices = {}   # id -> invoice data
+
+
+def failure(handler, provider):
+    """Plays the provider's current failure mode; True when it answered."""
+    mode = modes[provider]
+    if mode == "ok":
+        return False
+    if mode == "500":
+        handler.reply(500, {"error": {"type": "api_error", "message": "fake outage"}})
+    elif mode == "garbage":
+        handler.reply_raw(200, b"<html>not json at all", "text/html")
+    elif mode == "huge":
+        handler.reply_raw(200, b"{\"pad\":\"" + b"x" * (3 << 20) + b"\"}", "application/json")
+    elif mode == "hang":
+        time.sleep(8)
+        handler.reply(500, {"late": True})
+    elif mode == "401":
+        handler.reply(401, {"error": {"type": "invalid_request_error", "message": "bad key"}})
+    return True
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def body(self):
+        n = int(self.headers.get("Content-Length") or 0)
+        return self.rfile.read(n) if n else b""
+
+    def reply(self, status, obj):
+        self.reply_raw(status, json.dumps(obj).encode(), "application/json")
+
+    def reply_raw(self, status, data, ctype):
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", ctype)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+    def do_GET(self):
+        path = urllib.parse.urlparse(self.path).path
+        if path.startswith("/_control/requests/"):
+            with lock:
+                return self.reply(200, requests_seen[path.rsplit("/", 1)[1]])
+        prefix = f"/api/v1/stores/{BTCPAY_STORE}/invoices/"
+        if path.startswith(prefix):
+            if self.headers.get("Authorization") != "token " + BTCPAY_KEY:
+                return self.reply(401, {"code": "unauthenticated", "message": "no"})
+            if failure(self, "btcpay"):
+                return
+            rest = path[len(prefix):]
+            invoice_id, _, tail = rest.partition("/")
+            with lock:
+                inv = btcpay_invoices.get(invoice_id)
+                requests_seen["btcpay"].append({"method": "GET", "path": path})
+            if inv is None:
+                return self.reply(404, {"code": "invoice-not-found", "message": "no such invoice"})
+            if tail == "payment-methods":
+                method = inv["checkout"]["paymentMethods"][0]
+                coin = method.split("-")[0]
+                address = ("bc1qfake" if coin == "BTC" else "8Fake") + invoice_id.lower()
+                return self.reply(200, [{
+                    "paymentMethodId": method, "currency": coin, "destination": address,
+                    "paymentLink": ("bitcoin:" if coin == "BTC" else "monero:") + address,
+                    "rate": "50000.00", "paymentMethodPaid": "0", "totalPaid": "0", "due": inv["cryptoAmount"],
+                    "amount": inv["cryptoAmount"], "paymentMethodFee": "0", "activated": True, "payments": [],
+                }])
+            return self.reply(200, inv)
+        self.reply(404, {"error": "not found"})
+
+    def do_POST(self):
+        path = urllib.parse.urlparse(self.path).path
+        raw = self.body()
+        if path == "/_control/mode":
+            req = json.loads(raw)
+            with lock:
+                modes[req["provider"]] = req["mode"]
+            return self.reply(200, {"ok": True})
+        if path == "/_control/btcpay-status":
+            req = json.loads(raw)
+            with lock:
+                inv = btcpay_invoices[req["id"]]
+                inv["status"] = req["status"]
+                inv["additionalStatus"] = req.get("additionalStatus", "None")
+            return self.reply(200, inv)
+        if path == "/_sign/stripe":
+            req = json.loads(raw)
+            header = stripe.WebhookSignature.generate_signature_header(
+                req["payload"], req["secret"], timestamp=req.get("timestamp"))
+            return self.reply(200, {"header": header})
+        if path == "/_sign/btcpay":
+            req = json.loads(raw)
+            mac = hmac.new(req["secret"].encode(), req["payload"].encode(), hashlib.sha256).hexdigest()
+            return self.reply(200, {"header": "sha256=" + mac})
+        if path == "/v1/checkout/sessions":
+            if self.headers.get("Authorization") != "Bearer " + STRIPE_KEY:
+                return self.reply(401, {"error": {"type": "invalid_request_error", "message": "Invalid API Key"}})
+            if failure(self, "stripe"):
+                return
+            form = {k: v[0] for k, v in urllib.parse.parse_qs(raw.decode(), keep_blank_values=True).items()}
+            key = self.headers.get("Idempotency-Key")
+            with lock:
+                requests_seen["stripe"].append({"form": form, "idempotencyKey": key,
+                                                "contentType": self.headers.get("Content-Type")})
+                if key in sessions_by_key:
+                    return self.reply(200, sessions_by_key[key])
+                n = next(counter)
+                sid = f"cs_test_fake{n:06d}"
+                session = {
+                    "id": sid, "object": "checkout.session", "mode": form.get("mode"),
+                    "url": f"https://checkout.stripe.test/c/pay/{sid}",
+                    "amount_total": int(form["line_items[0][price_data][unit_amount]"]) * int(form["line_items[0][quantity]"]),
+                    "currency": form["line_items[0][price_data][currency]"],
+                    "client_reference_id": form.get("client_reference_id"),
+                    "status": "open", "payment_status": "unpaid", "payment_intent": None,
+                    "expires_at": int(form["expires_at"]), "livemode": False,
+                    "metadata": {k[9:-1]: v for k, v in form.items() if k.startswith("metadata[")},
+                }
+                sessions_by_key[key] = session
+            return self.reply(200, session)
+        if path == f"/api/v1/stores/{BTCPAY_STORE}/invoices":
+            if self.headers.get("Authorization") != "token " + BTCPAY_KEY:
+                return self.reply(401, {"code": "unauthenticated", "message": "no"})
+            if failure(self, "btcpay"):
+                return
+            req = json.loads(raw)
+            with lock:
+                requests_seen["btcpay"].append({"method": "POST", "path": path, "body": req})
+                n = next(counter)
+                iid = f"FakeInv{n:06d}"
+                coin = req["checkout"]["paymentMethods"][0].split("-")[0]
+                btcpay_invoices[iid] = {
+                    "id": iid, "storeId": BTCPAY_STORE, "amount": req["amount"], "currency": req["currency"],
+                    "type": "Standard", "checkoutLink": f"https://btcpay.test/i/{iid}", "createdTime": int(time.time()),
+                    "expirationTime": int(time.time()) + 60 * req["checkout"].get("expirationMinutes", 15),
+                    "status": "New", "additionalStatus": "None", "metadata": req.get("metadata", {}),
+                    "checkout": req["checkout"], "archived": False,
+                    "cryptoAmount": "0.00028000" if coin == "BTC" else "0.087500000000",
+                }
+                return self.reply(200, btcpay_invoices[iid])
+        self.reply(404, {"error": "not found"})
+
+
+def main():
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    print(f"port {server.server_address[1]}", flush=True)
+
+    def watch_stdin():
+        sys.stdin.read()
+        os._exit(0)
+
+    threading.Thread(target=watch_stdin, daemon=True).start()
+    threading.Timer(900, lambda: os._exit(0)).start()
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()
