@@ -94,8 +94,11 @@ extension BadgeService {
             guard try w.recordProviderEvent(provider: "btcpay", eventId: delivery.eventId, at: now) else { return .duplicate }
             guard let invoice = try w.invoice(provider: "btcpay", providerRef: btcpayId) else { return .ignored("no invoice") }
             switch state {
-            case let .settled(orderId, _):
+            case let .settled(orderId, _, amount, currency):
                 guard orderId == invoice.invoiceId else { return .ignored("settled invoice of another order") }
+                guard amount == UInt64(invoice.amount), currency == invoice.currency.lowercased() else {
+                    return .ignored("settled invoice that does not match its invoice")
+                }
                 guard try w.setInvoiceStatus(invoiceId: invoice.invoiceId, from: [.open, .closed], to: .paid, paidAt: now,
                                              paymentRef: btcpayId)
                 else { return .ignored("invoice already \(invoice.status.rawValue)") }

@@ -74,7 +74,13 @@ public struct BTCPayInvoices: PaymentProvider, InvoiceStateReading {
         let invoice = try call("GET", storePath + "/" + providerRef, body: nil, what: "reading an invoice")
         let orderId = invoice["metadata"]?["orderId"]?.stringValue
         switch invoice["status"]?.stringValue {
-        case "Settled": return .settled(orderId: orderId, paidLate: invoice["additionalStatus"]?.stringValue == "PaidLate")
+        case "Settled":
+            let currency = invoice["currency"]?.stringValue
+            let amount = invoice["amount"]?.stringValue.flatMap { text in
+                currency.flatMap { CurrencyUnits.minorUnits(decimalText: text, currency: $0) }
+            }
+            return .settled(orderId: orderId, paidLate: invoice["additionalStatus"]?.stringValue == "PaidLate",
+                            amount: amount, currency: currency?.lowercased())
         case "New", "Processing": return .pending(orderId: orderId)
         case "Expired", "Invalid": return .failed(orderId: orderId)
         default: throw .unavailable("reading an invoice: unknown status")

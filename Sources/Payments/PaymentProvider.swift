@@ -76,8 +76,9 @@ public protocol PaymentProvider: Sendable {
 
 /// The state of an invoice as the provider reports it on a fresh read.
 public enum ProviderInvoiceState: Hashable, Sendable {
-    /// Settled in full: credit it. `orderId` is our invoice id as the provider holds it.
-    case settled(orderId: String?, paidLate: Bool)
+    /// Settled in full: credit it. `orderId` is our invoice id as the provider holds it;
+    /// `amount` the invoice's amount in `currency`, in minor units, as the provider states it.
+    case settled(orderId: String?, paidLate: Bool, amount: UInt64?, currency: String?)
     /// Seen but not final yet (unpaid, partly paid, awaiting confirmations).
     case pending(orderId: String?)
     /// Expired or invalid without a settled payment.

@@ -51,9 +51,12 @@ public final class FakePayments: @unchecked Sendable {
         _ = try post("/_control/mode", ["provider": provider, "mode": mode])
     }
 
-    /// Sets a fake BTCPay invoice's status (`Settled`, `Expired`, `Invalid`, `Processing`, `New`).
-    public func setBTCPayStatus(_ id: String, _ status: String, additional: String = "None") throws {
-        _ = try post("/_control/btcpay-status", ["id": id, "status": status, "additionalStatus": additional])
+    /// Sets a fake BTCPay invoice's status (`Settled`, `Expired`, `Invalid`, `Processing`, `New`)
+    /// and, when given, the amount it reports.
+    public func setBTCPayStatus(_ id: String, _ status: String, additional: String = "None", amount: String? = nil) throws {
+        var request: [String: Any] = ["id": id, "status": status, "additionalStatus": additional]
+        if let amount { request["amount"] = amount }
+        _ = try post("/_control/btcpay-status", request)
     }
 
     /// A `Stripe-Signature` header for `payload`, made by PyPI `stripe`.

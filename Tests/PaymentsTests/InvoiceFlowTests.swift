@@ -82,6 +82,10 @@ import Webhooks
         let key = Ed25519PrivateKey()
         let master = SecureRandom.bytes(32)
         let invoice = try #require(h.invoice(by: key, offerId: DefaultCatalog.supporterThreeMonthsOfferId).invoice)
+        // the invoice is the key's record: the signed catalog answers an empty statement
+        if case .badgeCatalog(_, let statement?) = h.send(.getBadgeCatalog, by: key) {
+            #expect(statement.entries.isEmpty)
+        } else { Issue.record("no signed catalog") }
         let pending = h.purchase(by: key, invoiceId: invoice.invoiceId, masterKey: master)
         #expect(pending.errorCode == .paymentPending)
         #expect((pending.retryAfter ?? 0) > 0)
@@ -216,8 +220,11 @@ import Webhooks
             // a delivery claiming settlement is only a hint: BTCPay still says New
             #expect(deliver("InvoiceSettled") == .ignored("invoice not settled yet"))
             #expect(h.purchase(by: key, invoiceId: invoice.invoiceId, masterKey: SecureRandom.bytes(32)).errorCode == .paymentPending)
+            // settled for another amount (the invoice was edited at BTCPay): nothing settles
+            try h.fake.setBTCPayStatus(record.providerRef, "Settled", amount: "6.99")
+            #expect(deliver("InvoiceSettled") == .ignored("settled invoice that does not match its invoice"))
             // BTCPay down while re-reading: nothing recorded, the redelivery is handled
-            try h.fake.setBTCPayStatus(record.providerRef, "Settled")
+            try h.fake.setBTCPayStatus(record.providerRef, "Settled", amount: "7.00")
             try h.fake.setMode("btcpay", "500")
             #expect(deliver("InvoiceSettled", id: "d-\(currency)") == .retryLater("provider unavailable: reading an invoice: BTCPay answered 500"))
             try h.fake.setMode("btcpay", "ok")

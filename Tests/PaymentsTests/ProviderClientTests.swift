@@ -91,7 +91,7 @@ import Testing
             #expect(checkout["expirationMinutes"] as? Int == 60)
             #expect(try btcpay.invoiceState(providerRef: destination.providerRef) == .pending(orderId: r.invoiceId))
             try fake.setBTCPayStatus(destination.providerRef, "Settled", additional: "PaidLate")
-            #expect(try btcpay.invoiceState(providerRef: destination.providerRef) == .settled(orderId: r.invoiceId, paidLate: true))
+            #expect(try btcpay.invoiceState(providerRef: destination.providerRef) == .settled(orderId: r.invoiceId, paidLate: true, amount: 1400, currency: "usd"))
             try fake.setBTCPayStatus(destination.providerRef, "Expired", additional: "PaidPartial")
             #expect(try btcpay.invoiceState(providerRef: destination.providerRef) == .failed(orderId: r.invoiceId))
         }
@@ -103,5 +103,13 @@ import Testing
         #expect(CurrencyUnits.decimalText(minorUnits: 5, currency: "EUR") == "0.05")
         #expect(CurrencyUnits.decimalText(minorUnits: 1400, currency: "jpy") == "1400")
         #expect(CurrencyUnits.decimalText(minorUnits: 1234, currency: "kwd") == "1.234")
+        #expect(CurrencyUnits.minorUnits(decimalText: "14.00", currency: "USD") == 1400)
+        #expect(CurrencyUnits.minorUnits(decimalText: "14", currency: "usd") == 1400)
+        #expect(CurrencyUnits.minorUnits(decimalText: "14.5", currency: "usd") == 1450)
+        #expect(CurrencyUnits.minorUnits(decimalText: "14.000", currency: "usd") == 1400)
+        #expect(CurrencyUnits.minorUnits(decimalText: "1400", currency: "jpy") == 1400)
+        for bad in ["14.001", "-1", "1e3", "", ".5", "14.", " 14", "0x10", "14.0.0"] {
+            #expect(CurrencyUnits.minorUnits(decimalText: bad, currency: "usd") == nil, "\(bad)")
+        }
     }
 }

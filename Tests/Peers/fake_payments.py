@@ -118,6 +118,8 @@ class Handler(BaseHTTPRequestHandler):
                 inv = btcpay_invoices[req["id"]]
                 inv["status"] = req["status"]
                 inv["additionalStatus"] = req.get("additionalStatus", "None")
+                if "amount" in req:
+                    inv["amount"] = req["amount"]
             return self.reply(200, inv)
         if path == "/_sign/stripe":
             req = json.loads(raw)
