@@ -30,7 +30,7 @@ public struct StripeCheckout: PaymentProvider {
         self.client = client
     }
 
-    /// The form of `POST /v1/checkout/sessions` for `request` (stores.md C1).
+    /// The form of `POST /v1/checkout/sessions` for `request` (Stripe API, Checkout Sessions).
     public func sessionForm(_ request: PaymentRequest) -> [(String, String)] {
         [
             ("mode", "payment"),

@@ -21,7 +21,7 @@ public struct BTCPayDelivery: Hashable, Sendable {
 }
 
 /// Verifies `BTCPay-Sig: sha256=<hex HMAC-SHA256 of the raw body>` keyed by the webhook secret
-/// (stores.md D1), in constant time, and reads the delivery.
+///, in constant time, and reads the delivery.
 public struct BTCPayWebhook: Sendable {
     let secret: [UInt8]
 

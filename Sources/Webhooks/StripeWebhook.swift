@@ -2,7 +2,7 @@ import BadgeCore
 import Crypto
 import JSON
 
-/// A verified Stripe event, as much of it as settlement needs (stores.md C3).
+/// A verified Stripe event, as much of it as settlement needs.
 public struct StripeEvent: Hashable, Sendable {
     /// `evt_…`: deliveries are at least once, so settlement dedupes on it.
     public var id: String
@@ -27,7 +27,7 @@ public enum StripeSettlement: Hashable, Sendable {
     case other(type: String)
 }
 
-/// Verifies `Stripe-Signature` as stripe-python 16.1.0 does (stores.md C2): `t` and every `v1`
+/// Verifies `Stripe-Signature` as stripe-python 16.1.0 does: `t` and every `v1`
 /// from the comma-separated header (the first `t` wins), HMAC-SHA256 over `"<t>.<body>"` keyed
 /// by the whole `whsec_…` secret, any `v1` matching in constant time, and `t` no older than the
 /// tolerance (a future `t` passes, as in the library).

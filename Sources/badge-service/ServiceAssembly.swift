@@ -32,6 +32,8 @@ enum ServiceAssembly {
         for signalNumber in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&observed, signalNumber) }
         pthread_sigmask(SIG_BLOCK, &observed, nil)
         // A payment section that is present but incomplete stops the start before any state is made.
+        let incomplete = config.incompletePaymentSections()
+        guard incomplete.isEmpty else { throw ConfigurationErrors(incomplete) }
         let (providers, webhooks) = try PaymentWiring.providers(config)
         for warning in config.unusedSectionWarnings(deployedVerifiers: BadgeService.deployedVerifiers) {
             ServiceLog.warning(warning)

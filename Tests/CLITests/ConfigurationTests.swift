@@ -158,6 +158,30 @@ import Testing
         }
     }
 
+    /// serve and config check refuse a payment section that lacks a key it needs, naming the
+    /// section's line; a complete one, and absent ones, pass.
+    @Test func anIncompletePaymentSectionIsNamedKeyByKey() throws {
+        let path = try write("[stripe]\nsecret_key = sk_test_x\n[btcpay]\nurl = https://pay.test\napi_key = k\nstore_id = s\n")
+        let c = try ServiceConfiguration.load(file: path, environment: [:])
+        #expect(c.incompletePaymentSections().map(\.description) == [
+            "\(path):1: [stripe] webhook_secret is required when [stripe] is present",
+            "\(path):1: [stripe] success_url is required when [stripe] is present",
+            "\(path):1: [stripe] cancel_url is required when [stripe] is present",
+            "\(path):3: [btcpay] webhook_secret is required when [btcpay] is present",
+        ])
+        let complete = try ServiceConfiguration.load(file: path, environment: [
+            "BADGE_SERVICE_STRIPE_WEBHOOK_SECRET": "whsec_x", "BADGE_SERVICE_STRIPE_SUCCESS_URL": "https://a.test/ok",
+            "BADGE_SERVICE_STRIPE_CANCEL_URL": "https://a.test/no", "BADGE_SERVICE_BTCPAY_WEBHOOK_SECRET": "s",
+            "BADGE_SERVICE_STRIPE_TIMEOUT": "3", "BADGE_SERVICE_BTCPAY_MAX_RESPONSE_BYTES": "4096",
+        ])
+        #expect(complete.incompletePaymentSections().isEmpty)
+        #expect(complete.stripe?.timeout == 3 && complete.btcpay?.maxResponseBytes == 4096 && complete.btcpay?.timeout == 10)
+        #expect(try ServiceConfiguration.load(file: nil, environment: [:]).incompletePaymentSections().isEmpty)
+        #expect(throws: ConfigurationErrors.self) {
+            try ServiceConfiguration.load(file: nil, environment: ["BADGE_SERVICE_STRIPE_TIMEOUT": "0"])
+        }
+    }
+
     @Test func aPresentStoreSectionConfiguresItsProvider() throws {
         let c = try ServiceConfiguration.load(file: try write("[btcpay]\n"), environment: [:])
         #expect(c.btcpay == BTCPaySettings() && c.configuredProviders == ["btcpay"])

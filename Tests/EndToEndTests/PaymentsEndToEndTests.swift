@@ -31,7 +31,7 @@ import Testing
         api_url = \(fake.url)
         success_url = https://shop.test/thanks
         cancel_url = https://shop.test/cancelled
-        timeout = 1.5
+        timeout = 1
         max_response_bytes = 65536
 
         [btcpay]
@@ -39,7 +39,7 @@ import Testing
         api_key = \(fake.btcpayKey)
         store_id = \(fake.btcpayStore)
         webhook_secret = \(btcpaySecret)
-        timeout = 1.5
+        timeout = 1
         """
         try ini.write(toFile: config, atomically: true, encoding: .utf8)
     }

@@ -92,7 +92,7 @@ final class PaymentHarness: @unchecked Sendable {
         send(.purchaseBadge(masterKey: masterKey, payment: .invoice(invoiceId: invoiceId), upgrade: nil), by: key)
     }
 
-    /// A Stripe event body, as Stripe sends them (stores.md C3).
+    /// A Stripe event body, as Stripe sends them.
     func stripeEvent(id: String = "evt_" + UUID().uuidString, type: String, object: JSONValue) -> String {
         let event: JSONValue = ["id": .string(id), "object": "event", "api_version": "2025-01-27.acacia",
                                 "created": .number(JSONNumber(Int(clock.now.seconds))), "type": .string(type),

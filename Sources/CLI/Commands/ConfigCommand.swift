@@ -21,6 +21,8 @@ enum ConfigCommand {
         guard sub == "check" else { throw UsageError("unknown config command '\(sub)' (config commands: check)") }
         let config = try CommonOptions.parse(&args, environment: environment).configuration
         try args.finish()
+        let incomplete = config.incompletePaymentSections()
+        guard incomplete.isEmpty else { throw ConfigurationErrors(incomplete) }
         for line in listing(config) { output.out(line) }
         for warning in warnings(config) { output.err("badge-service: warning: \(warning)") }
     }

@@ -31,6 +31,8 @@ public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
     /// `value` is already masked for a secret.
     case invalidValue(setting: String, value: String, expected: String, at: ConfigurationSource)
     case unreadable(path: String, reason: String)
+    /// A present payment section without a key it needs; `at` is where the section is.
+    case missingKey(section: String, key: String, at: ConfigurationSource)
 
     public var description: String {
         switch self {
@@ -49,13 +51,16 @@ public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
             case .commandLine(let flag): return "\(flag) \(shown): expected \(expected)"
             }
         case .unreadable(let path, let reason): return "cannot read configuration file \(path): \(reason)"
+        case .missingKey(let section, let key, let at):
+            return "\(at): [\(section)] \(key) is required when [\(section)] is present"
         }
     }
 
     /// The file line the mistake is on, if it is in the file.
     var line: Int? {
         switch self {
-        case .syntax(let at, _), .unknownSection(_, let at, _), .unknownKey(_, _, let at, _), .invalidValue(_, _, _, let at):
+        case .syntax(let at, _), .unknownSection(_, let at, _), .unknownKey(_, _, let at, _), .invalidValue(_, _, _, let at),
+             .missingKey(_, _, let at):
             if case .file(_, let line) = at { return line }
             return nil
         case .unknownVariable, .unreadable: return nil

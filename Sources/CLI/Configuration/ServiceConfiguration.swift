@@ -162,6 +162,27 @@ public struct ServiceConfiguration: Sendable, Equatable {
         return config
     }
 
+    /// A present `[stripe]` or `[btcpay]` section missing a key it cannot work without: a
+    /// half-configured provider would take payments it could never settle. `serve` and
+    /// `config check` refuse such a configuration; the other commands do not use the providers.
+    public func incompletePaymentSections() -> [ConfigurationError] {
+        var errors: [ConfigurationError] = []
+        func require(_ section: String, _ keys: [(String, String?)]) {
+            let at = presence(ofSection: section) ?? .builtIn
+            for (key, value) in keys where (value ?? "").isEmpty {
+                errors.append(.missingKey(section: section, key: key, at: at))
+            }
+        }
+        if let s = stripe {
+            require("stripe", [("secret_key", s.secretKey), ("webhook_secret", s.webhookSecret),
+                               ("success_url", s.successURL), ("cancel_url", s.cancelURL)])
+        }
+        if let b = btcpay {
+            require("btcpay", [("url", b.url), ("api_key", b.apiKey), ("store_id", b.storeID), ("webhook_secret", b.webhookSecret)])
+        }
+        return errors
+    }
+
     /// Applies the file's keys; returns every mistake.
     mutating func apply(_ ini: INIFile) -> [ConfigurationError] {
         var errors = ini.errors
