@@ -15,7 +15,7 @@ import Webhooks
 final class HashIssuer: CredentialIssuing, Sendable {
     private let signed = LockedValueBox(0)
     var count: Int { signed.withLock { $0 } }
-    var isReady: Bool { true }
+    var readiness: Readiness { .ready }
 
     func issue(masterKey: [UInt8], badgeType: BadgeType, expiry: Timestamp) throws -> BadgeCredential {
         signed.withLock { $0 += 1 }
