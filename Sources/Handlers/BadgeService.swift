@@ -36,10 +36,10 @@ public final class BadgeService: Sendable {
     /// Protocol versions this service answers.
     public static let supportedVersions = 1...1
 
-    /// Stores and payment providers this version has a verifier for: the payment providers. No
-    /// store yet: every store-funded purchaseBadge answers provider_not_configured whatever the
+    /// Stores and payment providers this version has a verifier for: the payment providers and
+    /// the App Store. Google Play funding answers provider_not_configured whatever the
     /// configuration holds, and the service warns at start about configured sections it does not use.
-    public static let deployedVerifiers: Set<String> = ["stripe", "btcpay"]
+    public static let deployedVerifiers: Set<String> = ["stripe", "btcpay", "apple"]
 
     /// Hooks and tuning of the RPC layer.
     public struct Configuration: Sendable {
@@ -65,6 +65,8 @@ public final class BadgeService: Sendable {
     let newEntryId: @Sendable () -> String
     let newInvoiceId: @Sendable () -> String
     let providers: PaymentProviders
+    /// The App Store verifier and products; nil without an `[apple]` section.
+    let appStore: AppStoreFunding?
     let configuration: Configuration
     let schema = BadgeRPCSchema.shared
     let catalog: CatalogCache
@@ -72,7 +74,8 @@ public final class BadgeService: Sendable {
     public init(store: any BadgeStore, issuer: any CredentialIssuing, clock: @escaping @Sendable () -> Timestamp,
                 newEntryId: @escaping @Sendable () -> String = randomEntryId,
                 newInvoiceId: @escaping @Sendable () -> String = randomInvoiceId, providers: PaymentProviders = .init(),
-                configuration: Configuration = .init()) {
+                appStore: AppStoreFunding? = nil, configuration: Configuration = .init()) {
+        self.appStore = appStore
         self.store = store
         self.newInvoiceId = newInvoiceId
         self.providers = providers
@@ -160,7 +163,9 @@ public final class BadgeService: Sendable {
         case .purchaseBadge(let masterKey, let payment, let upgrade):
             if upgrade != nil { throw BadgeServiceError.badRequest("purchaseBadge with upgrade is not built") }
             switch payment {
-            case .apple, .google:
+            case .apple(let jws):
+                return try purchaseByAppStore(key: key, masterKey: masterKey, jws: jws, now: now)
+            case .google:
                 // provider_not_configured means exactly "no verifier for that store is deployed".
                 throw BadgeServiceError.providerNotConfigured(payment.typeName)
             case .invoice(let invoiceId):

@@ -22,6 +22,8 @@ public enum BadgeServiceError: Error, Equatable, CustomStringConvertible {
     case receiptInvalid
     /// The payment was credited to, or belongs to, another purchase key.
     case receiptUsed
+    /// The store vouched for a purchase that cost nothing (Apple's Sandbox).
+    case testPurchase
     /// Catalog refusals of getBadgeInvoice (Pricing).
     case pricing(PricingRefusal)
     /// A payment provider was not reached or failed; the next attempt may work.
@@ -48,6 +50,7 @@ public enum BadgeServiceError: Error, Equatable, CustomStringConvertible {
         case .paymentPending: return "payment pending"
         case .receiptInvalid: return "receipt invalid"
         case .receiptUsed: return "receipt used"
+        case .testPurchase: return "test purchase"
         case .pricing(let refusal): return "pricing: \(refusal)"
         case .providerUnavailable(_, let detail): return "provider unavailable: \(detail)"
         case .providerNotConfigured(let p): return "\(p) not configured"
@@ -74,6 +77,7 @@ extension RPCResponse {
         case .paymentPending(let after): self = .failure(.paymentPending, retryAfter: after ?? ErrorCode.paymentPending.defaultRetryAfter)
         case .receiptInvalid: self = .failure(.receiptInvalid)
         case .receiptUsed: self = .failure(.receiptUsed)
+        case .testPurchase: self = .failure(.testPurchase)
         case .pricing(let refusal):
             switch refusal {
             case .productUnavailable: self = .failure(.productUnavailable)

@@ -35,6 +35,8 @@ enum ServiceAssembly {
         let incomplete = config.incompletePaymentSections()
         guard incomplete.isEmpty else { throw ConfigurationErrors(incomplete) }
         let (providers, webhooks) = try PaymentWiring.providers(config)
+        // [apple]: the roots and the API key are read now, so a mistake stops the start.
+        let appStore = try config.apple.map { try $0.funding(creditsSandbox: config.creditTestPurchases) }
         for warning in config.unusedSectionWarnings(deployedVerifiers: BadgeService.deployedVerifiers) {
             ServiceLog.warning(warning)
         }
@@ -56,7 +58,7 @@ enum ServiceAssembly {
         if case .notReady(let reason) = store.readiness() { ServiceLog.warning("not ready: \(reason)") }
 
         let issuer = KeyringIssuer(keyring: keyring)
-        let service = BadgeService(store: store, issuer: issuer, clock: systemClock, providers: providers,
+        let service = BadgeService(store: store, issuer: issuer, clock: systemClock, providers: providers, appStore: appStore,
                                    configuration: .init(reportInternalError: { ServiceLog.error($0) },
                                                         reportProviderFailure: { ServiceLog.warning($0) }))
         let front: TrustedFront

@@ -131,10 +131,10 @@ import Testing
 
     @Test func everyStoreKeyIsTypedAndSettableFromTheEnvironment() throws {
         let c = try ServiceConfiguration.load(file: nil, environment: [
-            "BADGE_SERVICE_APPLE_API_PRIVATE_KEY_FILE": "/k.p8", "BADGE_SERVICE_GOOGLE_TOKEN_URL": "http://127.0.0.1:1/t",
+            "BADGE_SERVICE_APPLE_PRIVATE_KEY": "/k.p8", "BADGE_SERVICE_APPLE_ROOT_CERTIFICATES": "/a.cer, /b.pem", "BADGE_SERVICE_GOOGLE_TOKEN_URL": "http://127.0.0.1:1/t",
             "BADGE_SERVICE_STRIPE_WEBHOOK_SECRET": "whsec", "BADGE_SERVICE_BTCPAY_STORE_ID": "store",
         ])
-        #expect(c.apple?.apiPrivateKeyFile == "/k.p8")
+        #expect(c.apple?.privateKeyFile == "/k.p8" && c.apple?.rootCertificateFiles == ["/a.cer", "/b.pem"])
         #expect(c.google?.tokenURL == "http://127.0.0.1:1/t")
         #expect(c.stripe?.webhookSecret == "whsec")
         #expect(c.btcpay?.storeID == "store")

@@ -79,11 +79,10 @@ import Testing
         #expect(h.redeem("SB-0C0QS-XAQW1-N1VSA-R00Y3", by: key).error == .codeInvalid)
     }
 
-    /// provider_not_configured means exactly "no verifier for that store is deployed"; this
-    /// version deploys none for the app stores (only the payment providers), and the
-    /// configuration cannot change that.
+    /// provider_not_configured means exactly "no verifier for that store is deployed": a service
+    /// made without App Store funding (no `[apple]`) answers it for apple, and every service for google.
     @Test func storesWithoutADeployedVerifierAnswerProviderNotConfigured() {
-        #expect(BadgeService.deployedVerifiers == ["stripe", "btcpay"])
+        #expect(BadgeService.deployedVerifiers == ["stripe", "btcpay", "apple"])
         let key = Ed25519PrivateKey()
         let apple = h.send(.purchaseBadge(masterKey: SecureRandom.bytes(32), payment: .apple(jws: "a.b.c"), upgrade: nil), by: key)
         #expect(apple.error == .providerNotConfigured)

@@ -129,7 +129,9 @@ def transaction(**changes):
 
 
 def subscription(**changes):
-    base = dict(type="Auto-Renewable Subscription", productId="SUBSCR_BADGE_SUPPORTER_MONTH_01",
+    # Ids of their own: a subscription never shares a transaction id with a one-time purchase.
+    base = dict(transactionId="2000000876549999", originalTransactionId="2000000876540001",
+                type="Auto-Renewable Subscription", productId="SUBSCR_BADGE_SUPPORTER_MONTH_01",
                 subscriptionGroupIdentifier="21000001", expiresDate=SIGNED_MS + 30 * 86400000)
     base.update(changes)
     return transaction(**base)

@@ -15,13 +15,19 @@ enum CatalogCommand {
                                                  a discounted duration, for one price or any
           deprecate ID                           still sent and accepted at invoice creation
           disable ID                             omitted from the catalog and refused
+          products                               the store products priced: product id, badge, months, kind
         """
 
     static func run(_ args: inout CommandLineArguments, environment: [String: String], output: CommandOutput) throws {
         if args.wantsHelp() { output.out(help); return }
-        let sub = try args.requiredPositional("catalog subcommand (list, add-price, add-offer, deprecate, disable)")
+        let sub = try args.requiredPositional("catalog subcommand (list, add-price, add-offer, deprecate, disable, products)")
         let common = try CommonOptions.parse(&args, environment: environment)
         switch sub {
+        case "products":
+            try args.finish()
+            for p in StoreProducts.upstream.products {
+                output.out("\(p.store)  \(p.productId)  \(p.badgeType)  \(p.months) month\(p.months == 1 ? "" : "s")  \(p.kind.rawValue)")
+            }
         case "list":
             try args.finish()
             let store = try common.openStore()

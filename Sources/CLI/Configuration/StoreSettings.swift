@@ -1,3 +1,5 @@
+import Foundation
+
 /// The settings of one store or payment provider section. A section that is present (even
 /// empty) configures its provider; an absent one answers `provider_not_configured`.
 public protocol StoreSettings: Sendable, Equatable {
@@ -55,24 +57,38 @@ public struct StoreKey<Store: StoreSettings>: Sendable {
     }
 }
 
-/// `[apple]`: App Store receipts (JWS) and the App Store Server API.
+/// `[apple]`: App Store receipts (JWS, verified offline against `root_certificates`) and,
+/// for subscriptions, the App Store Server API key.
 public struct AppleStoreSettings: StoreSettings {
     public var bundleID: String?
-    public var appAppleID: String?
+    /// One or more DER or PEM files, separated by commas.
     public var rootCertificates: String?
-    public var environment: String?
-    public var apiIssuerID: String?
-    public var apiKeyID: String?
-    public var apiPrivateKeyFile: String?
+    public var appAppleID: String?
+    public var issuerID: String?
+    public var keyID: String?
+    /// The App Store Connect In-App Purchase key, a `.p8` file.
+    public var privateKeyFile: String?
     public var apiURL: String?
+    public var sandboxAPIURL: String?
+    /// Seconds an App Store Server API call may take.
+    public var timeout = StoreCallLimits.defaultTimeoutSeconds
+    /// Bytes of an App Store Server API answer read at most.
+    public var maxResponseBytes = StoreCallLimits.defaultMaxResponseBytes
 
     public init() {}
     public static let section = "apple"
     public static let keys: [StoreKey<Self>] = [
-        .text("bundle_id", \.bundleID), .text("app_apple_id", \.appAppleID), .text("root_certificates", \.rootCertificates),
-        .text("environment", \.environment), .text("api_issuer_id", \.apiIssuerID), .text("api_key_id", \.apiKeyID),
-        .text("api_private_key_file", \.apiPrivateKeyFile), .url("api_url", \.apiURL),
+        .text("bundle_id", \.bundleID), .text("root_certificates", \.rootCertificates), .text("app_apple_id", \.appAppleID),
+        .text("issuer_id", \.issuerID), .text("key_id", \.keyID), .text("private_key", \.privateKeyFile),
+        .url("api_url", \.apiURL), .url("sandbox_api_url", \.sandboxAPIURL),
+        .integer("timeout", \.timeout, in: StoreCallLimits.timeoutRange),
+        .integer("max_response_bytes", \.maxResponseBytes, in: StoreCallLimits.maxResponseBytesRange),
     ]
+
+    /// The root certificate files, in the order given.
+    public var rootCertificateFiles: [String] {
+        (rootCertificates ?? "").split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
 }
 
 /// `[google]`: Google Play purchase tokens and the Play Developer API.

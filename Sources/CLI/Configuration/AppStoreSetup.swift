@@ -1,0 +1,49 @@
+import AppStore
+import BadgeCore
+import Handlers
+
+extension AppleStoreSettings {
+    /// What `serve` deploys for a present `[apple]` section: the offline verifier over the
+    /// configured roots, and the App Store Server API key when one is configured. Every mistake
+    /// is one line naming the key or the file; nothing starts with a half-read section.
+    public func funding(creditsSandbox: Bool) throws -> AppStoreFunding {
+        guard let bundle = bundleID, !bundle.isEmpty else {
+            throw CommandFailure("[apple] bundle_id: required when [apple] is present (the app's bundle id, e.g. chat.simplex.app)")
+        }
+        let files = rootCertificateFiles
+        guard !files.isEmpty else {
+            throw CommandFailure("[apple] root_certificates: required when [apple] is present (Apple Root CA - G3, DER or PEM)")
+        }
+        var certificates: [[UInt8]] = []
+        for file in files {
+            switch FileSystem.read(file) {
+            case .success(let bytes):
+                do { certificates += try AppleRootCertificates.certificates(in: bytes, name: file) } catch {
+                    throw CommandFailure("[apple] root_certificates: \(error)")
+                }
+            case .failure(let failure):
+                throw CommandFailure("[apple] root_certificates: \(failure)")
+            }
+        }
+        guard let roots = AppleRootCertificates(der: certificates) else {
+            throw CommandFailure("[apple] root_certificates: no certificate could be read")
+        }
+        let named = [("issuer_id", issuerID), ("key_id", keyID), ("private_key", privateKeyFile)]
+        if named.contains(where: { $0.1 != nil }) {
+            let missing = named.filter { ($0.1 ?? "").isEmpty }.map(\.0)
+            guard missing.isEmpty else {
+                throw CommandFailure("[apple] \(missing.joined(separator: ", ")): required with the other App Store Server API keys (issuer_id, key_id, private_key)")
+            }
+            let path = privateKeyFile!
+            switch FileSystem.read(path) {
+            case .success(let bytes):
+                do { _ = try AppStoreAPIKey(p8: bytes, keyId: keyID!, issuerId: issuerID!, bundleId: bundle) } catch {
+                    throw CommandFailure("[apple] private_key: \(path): \(error)")
+                }
+            case .failure(let failure):
+                throw CommandFailure("[apple] private_key: \(failure)")
+            }
+        }
+        return AppStoreFunding(verifier: AppStoreVerifier(roots: roots, bundleId: bundle, creditsSandbox: creditsSandbox))
+    }
+}

@@ -1,0 +1,100 @@
+import AppStore
+import BadgeCore
+import Crypto
+import Ledger
+import Schema
+import Storage
+
+/// What this deployment knows of the App Store: the offline verifier (`[apple]` with
+/// `bundle_id` and `root_certificates`) and the products it prices.
+public struct AppStoreFunding: Sendable {
+    public let verifier: AppStoreVerifier
+    public let products: StoreProducts
+
+    public init(verifier: AppStoreVerifier, products: StoreProducts = .upstream) {
+        self.verifier = verifier
+        self.products = products
+    }
+}
+
+extension BadgeService {
+    /// `purchaseBadge` funded by `apple`: the claim is read first; a transaction already
+    /// credited to the signing key is answered from the record; otherwise the JWS is verified
+    /// offline and each refusal answered in the spec's class. A verified one-time purchase of a
+    /// priced product is credited `payment`, its first month issued and the recovery receipt
+    /// returned, in one round trip; a transaction credited to another key is receipt_used.
+    func purchaseByAppStore(key: Ed25519PublicKey, masterKey: [UInt8], jws: String, now: Timestamp) throws -> RPCResponse {
+        guard let appStore else { throw BadgeServiceError.providerNotConfigured("apple") }
+        let purchaseKey = key.purchaseKeyText
+        let claim: AppStoreClaim
+        do { claim = try AppStoreClaim.read(jws) } catch {
+            configuration.reportProviderFailure("apple: \(error)")
+            throw BadgeServiceError(error)
+        }
+        let reference = claim.purchaseId
+
+        return try conditionalWrite(read: { r in
+            (purchase: try r.purchase(key: purchaseKey),
+             creditedTo: try r.creditedPurchase(provider: "apple", providerRef: reference))
+        }, decide: { s in
+            if let purchase = s.purchase, s.creditedTo == purchase.id {
+                return .answer(try replay(purchase, receipt: Self.recoveryReceipt(masterKey: purchase.masterKey,
+                                                                                invoiceId: "apple:" + reference)))
+            }
+            let transaction: AppStoreTransaction
+            switch appStore.verifier.verdict(onTransaction: jws) {
+            case .refused(let refusal):
+                configuration.reportProviderFailure("apple: \(refusal)")
+                throw BadgeServiceError(refusal)
+            case .verified(let verified, _): transaction = verified
+            }
+            if s.creditedTo != nil { throw BadgeServiceError.receiptUsed }
+            guard let product = appStore.products.product(store: "apple", id: transaction.productId) else {
+                throw BadgeServiceError.pricing(.productUnavailable)
+            }
+            if transaction.kind == .autoRenewable || product.kind == .subscription {
+                guard transaction.kind == .autoRenewable, product.kind == .subscription else {
+                    throw BadgeServiceError.internal(detail: "apple: product \(product.productId) is priced as \(product.kind.rawValue), the transaction is \(transaction.kind.rawValue)")
+                }
+                // Crediting a charge needs the subscription's status from the App Store Server API.
+                throw BadgeServiceError.providerNotConfigured("apple subscriptions")
+            }
+            if s.purchase != nil { throw BadgeServiceError.badRequest("this purchase key already holds a badge") }
+
+            let plan: LedgerPlan
+            do {
+                plan = try planFirstFunding(months: product.months, credit: .payment(invoiceId: nil), badgeType: product.badgeType,
+                                            now: now, newId: newEntryId)
+            } catch {
+                throw BadgeServiceError.internal(detail: "planning the App Store credit: \(error)")
+            }
+            guard let period = plan.issued else { throw BadgeServiceError.internal(detail: "first funding issued nothing") }
+            let credential = try sign(masterKey: masterKey, period: period)
+            let receipt = Self.recoveryReceipt(masterKey: masterKey, invoiceId: "apple:" + reference)
+            let response = RPCResponse.badgeCredential(credential: credential, statement: Statement(entries: plan.rows),
+                                                       receipt: receipt, subscription: nil)
+            return .answer(response) { w in
+                guard try w.purchase(key: purchaseKey) == nil,
+                      try w.creditedPurchase(provider: "apple", providerRef: reference) == nil
+                else { throw StorageError.conflict(constraint: "App Store credit raced") }
+                let purchase = try w.insertPurchase(key: purchaseKey, masterKey: masterKey, badgeType: product.badgeType, at: now)
+                try w.appendLedger(purchaseId: purchase.id, expectedCount: 0, entries: plan.rows)
+                try w.insertIssuance(IssuanceRecord(period: period, purchaseId: purchase.id, credential: credential))
+                try w.insertPayment(paymentId: randomEntryId(), provider: "apple", providerRef: reference,
+                                    purchaseId: purchase.id, at: now)
+                try w.insertReceipt(hash: SHA256.hash(Array(receipt.utf8)), purchaseId: purchase.id)
+            }
+        })
+    }
+}
+
+extension BadgeServiceError {
+    /// The spec's class of an App Store refusal; the reason goes to the log, never to the client.
+    init(_ refusal: AppStoreRefusal) {
+        switch refusal.answer {
+        case .receiptInvalid: self = .receiptInvalid
+        case .testPurchase: self = .testPurchase
+        case .internal: self = .internal(detail: "apple: \(refusal.reason)")
+        }
+    }
+}
