@@ -61,13 +61,13 @@ import TestSupport
         }
     }
 
-    /// The schemas are the translation of the embedded JTD schema, plus the three the HTTP
+    /// The schemas are the translation of the embedded JTD schema, plus the four the HTTP
     /// surface adds.
     @Test func schemasAreTheJTDTranslation() throws {
         let translation = try JSONSchemaTranslation(try JSONValue.parse(BadgeRPCSchema.text), options: .openAPI)
         let components = try #require(OpenAPIDocument.value["components"]?["schemas"]?.objectValue)
         for d in translation.definitions { #expect(components[d.name] == d.schema, "\(d.name)") }
-        #expect(Set(components.keys).subtracting(translation.definitions.map(\.name)) == ["successResponse", "httpError", "probeStatus"])
+        #expect(Set(components.keys).subtracting(translation.definitions.map(\.name)) == ["successResponse", "httpError", "probeStatus", "webhookStatus"])
     }
 
     /// Every error code's status is declared on POST /rpc with the `error` body.

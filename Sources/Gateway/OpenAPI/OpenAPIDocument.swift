@@ -53,6 +53,12 @@ public enum OpenAPIDocument {
             "required": ["error", "status", "message"],
             "additionalProperties": false,
         ]
+        components["webhookStatus"] = [
+            "type": "object",
+            "properties": ["status": ["type": "string", "description": "applied, duplicate or ignored with 200; retry_later or busy with 503"]],
+            "required": ["status"],
+            "additionalProperties": false,
+        ]
         components["probeStatus"] = [
             "type": "object",
             "properties": ["status": ["type": "string"],
@@ -121,13 +127,21 @@ public enum OpenAPIDocument {
             id: "openAPI", summary: "This document.",
             responses: httpLayerResponses(besides: []).adding("200", ["description": "schema/badges-rpc.openapi.json",
                                 "content": ["application/json": ["schema": ["type": "object", "required": ["openapi", "paths"]]]]]))]
-        for provider in ["stripe", "btcpay"] {
-            var responses = httpLayerResponses(besides: [])
-            responses["501"] = ["description": .string("Not built yet: \(provider) settlement is not available in this version."),
+        for (provider, header) in [("stripe", "Stripe-Signature"), ("btcpay", "BTCPay-Sig")] {
+            // The gateway's answers (Gateway.webhook): the provider redelivers on anything but 2xx.
+            var responses = httpLayerResponses(besides: [400, 501, 503])
+            responses["200"] = ["description": "Handled: `applied` (it settled, closed or refunded an invoice), `duplicate` (an event id already handled), or `ignored` (an event that settles nothing, e.g. for an unknown invoice or another amount).",
+                                "content": ["application/json": ["schema": ref("webhookStatus")]]]
+            responses["400"] = ["description": .string("The `\(header)` signature is missing, forged, stale or the body was tampered with; nothing changes. Or the HTTP layer's refusal."),
                                 "content": ["application/json": ["schema": ref("httpError")]]]
+            responses["501"] = ["description": .string("This deployment has no [\(provider)] section: the webhook is not configured."),
+                                "content": ["application/json": ["schema": ref("httpError")]]]
+            responses["503"] = ["description": "Deliver again later: the provider's re-read or the database failed (`retry_later`), or the worker queue is full (`busy`). Or the HTTP layer's refusal.",
+                                "content": ["application/json": ["schema": ["oneOf": [ref("webhookStatus"), ref("httpError")]]]]]
             paths["/webhooks/\(provider)"] = ["post": operation(
-                id: "\(provider)Webhook", summary: "The \(provider) settlement webhook (not built yet: 501).",
-                requestBody: ["required": false, "content": ["application/json": ["schema": [:]]]],
+                id: "\(provider)Webhook",
+                summary: "The \(provider) settlement webhook: the `\(header)` signature checked, then the delivery applied once (README, Web payments).",
+                requestBody: ["required": true, "content": ["application/json": ["schema": [:]]]],
                 responses: responses)]
         }
         return paths
