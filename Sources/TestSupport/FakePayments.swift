@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -48,39 +49,39 @@ public final class FakePayments: @unchecked Sendable {
     /// Sets what the fake `provider` (`stripe`, `btcpay`) answers from now on: `ok`, `500`,
     /// `garbage`, `huge`, `hang` or `401`.
     public func setMode(_ provider: String, _ mode: String) throws {
-        _ = try post("/_control/mode", ["provider": provider, "mode": mode])
+        _ = try post("/_control/mode", ["provider": .string(provider), "mode": .string(mode)])
     }
 
     /// Sets a fake BTCPay invoice's status (`Settled`, `Expired`, `Invalid`, `Processing`, `New`)
     /// and, when given, the amount it reports.
     public func setBTCPayStatus(_ id: String, _ status: String, additional: String = "None", amount: String? = nil) throws {
-        var request: [String: Any] = ["id": id, "status": status, "additionalStatus": additional]
-        if let amount { request["amount"] = amount }
+        var request: JSONObject = ["id": .string(id), "status": .string(status), "additionalStatus": .string(additional)]
+        if let amount { request["amount"] = .string(amount) }
         _ = try post("/_control/btcpay-status", request)
     }
 
     /// A `Stripe-Signature` header for `payload`, made by PyPI `stripe`.
     public func stripeSignature(payload: String, secret: String, timestamp: Int? = nil) throws -> String {
-        var request: [String: Any] = ["payload": payload, "secret": secret]
-        if let timestamp { request["timestamp"] = timestamp }
-        return try post("/_sign/stripe", request)["header"] as? String ?? ""
+        var request: JSONObject = ["payload": .string(payload), "secret": .string(secret)]
+        if let timestamp { request["timestamp"] = .number(JSONNumber(timestamp)) }
+        return try post("/_sign/stripe", request)["header"]?.stringValue ?? ""
     }
 
     /// A `BTCPay-Sig` header for `payload`, made with Python's `hmac`.
     public func btcpaySignature(payload: String, secret: String) throws -> String {
-        try post("/_sign/btcpay", ["payload": payload, "secret": secret])["header"] as? String ?? ""
+        try post("/_sign/btcpay", ["payload": .string(payload), "secret": .string(secret)])["header"]?.stringValue ?? ""
     }
 
     /// The requests the fake `provider` received, as it recorded them.
-    public func requests(_ provider: String) throws -> [[String: Any]] {
+    public func requests(_ provider: String) throws -> [JSONValue] {
         let (data, _) = try Self.http("GET", url + "/_control/requests/" + provider, body: nil)
-        return (try JSONSerialization.jsonObject(with: data) as? [[String: Any]]) ?? []
+        return try JSONValue.parse([UInt8](data)).arrayValue ?? []
     }
 
-    private func post(_ path: String, _ object: [String: Any]) throws -> [String: Any] {
-        let (data, status) = try Self.http("POST", url + path, body: try JSONSerialization.data(withJSONObject: object))
+    private func post(_ path: String, _ object: JSONObject) throws -> JSONValue {
+        let (data, status) = try Self.http("POST", url + path, body: Data(JSONValue.object(object).serialized()))
         guard status == 200 else { throw PeerPython.Failure(status: Int32(status), stderr: String(decoding: data, as: UTF8.self)) }
-        return (try JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]
+        return try JSONValue.parse([UInt8](data))
     }
 
     /// One blocking HTTP exchange (tests only): body and status.

@@ -104,7 +104,7 @@ import Testing
             let running = service
             let settle: @Sendable () throws -> HTTPReply
             if case .card = invoice.paymentTo {
-                let reference = try #require(try fake.requests("stripe").last?["form"] as? [String: String])["client_reference_id"]
+                let reference = try #require(try fake.requests("stripe").last?["form"])["client_reference_id"]?.stringValue
                 #expect(reference == invoice.invoiceId)
                 // the session id is the last segment of the fake's payment page URL
                 guard case .card(_, let url) = invoice.paymentTo else { continue }
@@ -132,7 +132,7 @@ import Testing
                 #expect(try HTTP.rpc(service, purchase, key: key).response?.errorCode == .paymentPending)
                 settle = { try postWebhook(running, "stripe", body: body, header: header) }
             } else {
-                let ref = try #require(try fake.requests("btcpay").last { $0["method"] as? String == "GET" && ($0["path"] as? String)?.hasSuffix("payment-methods") == true }?["path"] as? String)
+                let ref = try #require(try fake.requests("btcpay").last { $0["method"]?.stringValue == "GET" && $0["path"]?.stringValue?.hasSuffix("payment-methods") == true }?["path"]?.stringValue)
                 let btcpayId = String(ref.split(separator: "/").dropLast().last!)
                 try fake.setBTCPayStatus(btcpayId, "Settled")
                 let body = #"{"deliveryId":"\#(UUID().uuidString)","type":"InvoiceSettled","invoiceId":"\#(btcpayId)","storeId":"\#(fake.btcpayStore)"}"#
