@@ -279,24 +279,18 @@ package struct HTTPConnectionStateMachine<Clock: HTTPConnectionClock> {
         var response = refusals(HTTPRefusal(status: status, message: message, method: requestLine?.0, target: requestLine?.1))
         response.status = status
         if let retryAfter { response.headers.replaceOrAdd(name: "Retry-After", value: String(retryAfter)) }
-        let isHEAD = parser.methodIsHEAD
-        parser = HTTPRequestParser(limits: limits)  // nothing more is parsed; drop a partial head
-        parked = []
-        parkedOffset = 0
-        body = []
-        head = nil
-        state = .writing(close: true)
-        deadline = clock.nanoseconds &+ writeTimeout
-        let bytes = HTTPResponseEncoder.encode(response, isHEAD: isHEAD, version: .http1_1, close: true, clock: clock).bytes
-        releaseBuffers()
-        return .write(bytes)
+        return writeAndClose(response, isHEAD: parser.methodIsHEAD, version: .http1_1)
     }
 
     /// A final response refusing the request before its body: sent with `Connection: close`.
     private mutating func refuse(_ response: HTTPResponse) -> Action {
-        let isHEAD = head.map { $0.method == "HEAD" } ?? parser.methodIsHEAD
-        let version = head?.version ?? .http1_1
-        parser = HTTPRequestParser(limits: limits)  // nothing more is parsed; drop a partial head
+        writeAndClose(response, isHEAD: head.map { $0.method == "HEAD" } ?? parser.methodIsHEAD,
+                      version: head?.version ?? .http1_1)
+    }
+
+    /// Drops whatever was read (nothing more is parsed) and writes `response` as the last one.
+    private mutating func writeAndClose(_ response: HTTPResponse, isHEAD: Bool, version: HTTPVersion) -> Action {
+        parser = HTTPRequestParser(limits: limits)
         parked = []
         parkedOffset = 0
         body = []
