@@ -36,10 +36,9 @@ public final class BadgeService: Sendable {
     /// Protocol versions this service answers.
     public static let supportedVersions = 1...1
 
-    /// Stores and payment providers this version has a verifier for: the payment providers and
-    /// the App Store. Google Play funding answers provider_not_configured whatever the
-    /// configuration holds, and the service warns at start about configured sections it does not use.
-    public static let deployedVerifiers: Set<String> = ["stripe", "btcpay", "apple"]
+    /// Stores and payment providers this version has a verifier for: the payment providers, the
+    /// App Store and Google Play. The service warns at start about configured sections it does not use.
+    public static let deployedVerifiers: Set<String> = ["stripe", "btcpay", "apple", "google"]
 
     /// Hooks and tuning of the RPC layer.
     public struct Configuration: Sendable {
@@ -67,6 +66,8 @@ public final class BadgeService: Sendable {
     let providers: PaymentProviders
     /// The App Store verifier and products; nil without an `[apple]` section.
     let appStore: AppStoreFunding?
+    /// The Play Developer API client and products; nil without a `[google]` section.
+    let googlePlay: GooglePlayFunding?
     let configuration: Configuration
     let schema = BadgeRPCSchema.shared
     let catalog: CatalogCache
@@ -74,8 +75,9 @@ public final class BadgeService: Sendable {
     public init(store: any BadgeStore, issuer: any CredentialIssuing, clock: @escaping @Sendable () -> Timestamp,
                 newEntryId: @escaping @Sendable () -> String = randomEntryId,
                 newInvoiceId: @escaping @Sendable () -> String = randomInvoiceId, providers: PaymentProviders = .init(),
-                appStore: AppStoreFunding? = nil, configuration: Configuration = .init()) {
+                appStore: AppStoreFunding? = nil, googlePlay: GooglePlayFunding? = nil, configuration: Configuration = .init()) {
         self.appStore = appStore
+        self.googlePlay = googlePlay
         self.store = store
         self.newInvoiceId = newInvoiceId
         self.providers = providers
@@ -165,9 +167,8 @@ public final class BadgeService: Sendable {
             switch payment {
             case .apple(let jws):
                 return try purchaseByAppStore(key: key, masterKey: masterKey, jws: jws, now: now)
-            case .google:
-                // provider_not_configured means exactly "no verifier for that store is deployed".
-                throw BadgeServiceError.providerNotConfigured(payment.typeName)
+            case .google(let productId, let token):
+                return try purchaseByGooglePlay(key: key, masterKey: masterKey, productId: productId, token: token, now: now)
             case .invoice(let invoiceId):
                 return try purchaseByInvoice(key: key, masterKey: masterKey, invoiceId: invoiceId, now: now)
             default:

@@ -143,7 +143,7 @@ import Testing
 
     @Test func googleKeysAreTypedWithDefaults() throws {
         let c = try ServiceConfiguration.load(file: try write(
-            "[google]\npackage_name = chat.simplex.app\nservice_account_file = /etc/badge/play.json\ntimeout = 5\nmax_response_bytes = 65536\n"),
+            "[google]\npackage_name = chat.simplex.app\nservice_account = /etc/badge/play.json\ntimeout = 5\nmax_response_bytes = 65536\n"),
             environment: [:])
         #expect(c.google?.packageName == "chat.simplex.app")
         #expect(c.google?.serviceAccountFile == "/etc/badge/play.json")
@@ -179,6 +179,32 @@ import Testing
         #expect(try ServiceConfiguration.load(file: nil, environment: [:]).incompletePaymentSections().isEmpty)
         #expect(throws: ConfigurationErrors.self) {
             try ServiceConfiguration.load(file: nil, environment: ["BADGE_SERVICE_STRIPE_TIMEOUT": "0"])
+        }
+    }
+
+    /// A present `[google]` needs its package and the service account's key file; serve reads the
+    /// file at start and names the key and the path when it cannot use it.
+    @Test func anIncompleteGoogleSectionIsNamedKeyByKeyAndItsKeyFileIsChecked() throws {
+        let path = try write("[google]\napi_url = http://127.0.0.1:9\n")
+        let c = try ServiceConfiguration.load(file: path, environment: [:])
+        #expect(c.incompletePaymentSections().map(\.description) == [
+            "\(path):1: [google] package_name is required when [google] is present",
+            "\(path):1: [google] service_account is required when [google] is present",
+        ])
+        let missing = try ServiceConfiguration.load(file: path, environment: [
+            "BADGE_SERVICE_GOOGLE_PACKAGE_NAME": "chat.simplex.app", "BADGE_SERVICE_GOOGLE_SERVICE_ACCOUNT": "/nonexistent/play.json",
+        ])
+        #expect(missing.incompletePaymentSections().isEmpty)
+        #expect(throws: CommandFailure.self) { try missing.google!.serviceAccountKey() }
+        do { _ = try missing.google!.serviceAccountKey() } catch {
+            #expect("\(error)".hasPrefix("[google] service_account: ") && "\(error)".contains("/nonexistent/play.json"))
+            #expect(!"\(error)".contains("\n"))
+        }
+        let notAKey = try write(#"{"type":"service_account","client_email":"a@b.test","private_key":"not a pem"}"#)
+        var broken = missing
+        broken.google!.serviceAccountFile = notAKey
+        do { _ = try broken.google!.serviceAccountKey(); Issue.record("a key file without a key was accepted") } catch {
+            #expect("\(error)" == "[google] service_account: \(notAKey): private_key is not a PEM private key")
         }
     }
 

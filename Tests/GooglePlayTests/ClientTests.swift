@@ -6,17 +6,7 @@ import Locking
 import TestSupport
 import Testing
 
-/// A service-account key made by the google-auth peer (Python `cryptography`), with its public key.
-struct PeerServiceAccount: Sendable {
-    let keyJSON: String
-    let publicPEM: String
-
-    static let shared: PeerServiceAccount = {
-        let out = try! PeerPython.run(script: "google_auth_peer.py", arguments: ["keygen"])
-        let value = try! JSONValue.parse([UInt8](out))
-        return PeerServiceAccount(keyJSON: value["key"]!.stringValue!, publicPEM: value["public_pem"]!.stringValue!)
-    }()
-
+extension PeerServiceAccount {
     var key: ServiceAccountKey { try! ServiceAccountKey(json: Array(keyJSON.utf8)) }
 }
 

@@ -80,9 +80,10 @@ import Testing
     }
 
     /// provider_not_configured means exactly "no verifier for that store is deployed": a service
-    /// made without App Store funding (no `[apple]`) answers it for apple, and every service for google.
+    /// made without App Store funding (no `[apple]`) answers it for apple, without Google Play
+    /// funding (no `[google]`) for google.
     @Test func storesWithoutADeployedVerifierAnswerProviderNotConfigured() {
-        #expect(BadgeService.deployedVerifiers == ["stripe", "btcpay", "apple"])
+        #expect(BadgeService.deployedVerifiers == ["stripe", "btcpay", "apple", "google"])
         let key = Ed25519PrivateKey()
         let apple = h.send(.purchaseBadge(masterKey: SecureRandom.bytes(32), payment: .apple(jws: "a.b.c"), upgrade: nil), by: key)
         #expect(apple.error == .providerNotConfigured)

@@ -51,16 +51,20 @@ struct Harness {
     let issuer = CountingIssuer()
     /// What the service reported to the operator's log as internal failures.
     let internalErrors = LockedValueBox<[String]>([])
+    /// What the service reported to the operator's log as provider failures.
+    let providerFailures = LockedValueBox<[String]>([])
     let service: BadgeService
     let codes: CodeAdmin
 
-    init(at t: Timestamp = Timestamp(CivilDate(year: 2026, month: 3, day: 10), hour: 11)) throws {
+    init(at t: Timestamp = Timestamp(CivilDate(year: 2026, month: 3, day: 10), hour: 11),
+         googlePlay: ((@escaping @Sendable () -> Timestamp) -> GooglePlayFunding)? = nil) throws {
         store = try SQLiteBadgeStore(path: dir.file("badges.sqlite"))
         clock = TestClock(t)
         try DefaultCatalog.seedIfEmpty(store, at: t)
-        service = BadgeService(store: store, issuer: issuer, clock: clock.function,
+        service = BadgeService(store: store, issuer: issuer, clock: clock.function, googlePlay: googlePlay?(clock.function),
                                configuration: .init(catalogCacheSeconds: 0,
-                                                    reportInternalError: { [internalErrors] line in internalErrors.withLock { $0.append(line) } }))
+                                                    reportInternalError: { [internalErrors] line in internalErrors.withLock { $0.append(line) } },
+                                                    reportProviderFailure: { [providerFailures] line in providerFailures.withLock { $0.append(line) } }))
         codes = CodeAdmin(store: store, clock: clock.function)
     }
 

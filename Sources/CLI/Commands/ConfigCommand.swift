@@ -23,6 +23,8 @@ enum ConfigCommand {
         try args.finish()
         let incomplete = config.incompletePaymentSections()
         guard incomplete.isEmpty else { throw ConfigurationErrors(incomplete) }
+        // The key file serve would read at start, read now so its mistake shows here first.
+        if let google = config.google { _ = try google.serviceAccountKey() }
         for line in listing(config) { output.out(line) }
         for warning in warnings(config) { output.err("badge-service: warning: \(warning)") }
     }

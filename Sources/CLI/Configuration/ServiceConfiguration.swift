@@ -162,8 +162,8 @@ public struct ServiceConfiguration: Sendable, Equatable {
         return config
     }
 
-    /// A present `[stripe]` or `[btcpay]` section missing a key it cannot work without: a
-    /// half-configured provider would take payments it could never settle. `serve` and
+    /// A present `[stripe]`, `[btcpay]` or `[google]` section missing a key it cannot work without:
+    /// a half-configured provider would take payments it could never settle. `serve` and
     /// `config check` refuse such a configuration; the other commands do not use the providers.
     public func incompletePaymentSections() -> [ConfigurationError] {
         var errors: [ConfigurationError] = []
@@ -179,6 +179,9 @@ public struct ServiceConfiguration: Sendable, Equatable {
         }
         if let b = btcpay {
             require("btcpay", [("url", b.url), ("api_key", b.apiKey), ("store_id", b.storeID), ("webhook_secret", b.webhookSecret)])
+        }
+        if let g = google {
+            require("google", [("package_name", g.packageName), ("service_account", g.serviceAccountFile)])
         }
         return errors
     }

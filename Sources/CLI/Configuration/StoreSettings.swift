@@ -118,7 +118,7 @@ public struct GooglePlaySettings: StoreSettings {
             }) else { throw ConfigurationKey.Rejection(expected: "an Android package name such as chat.simplex.app") }
             s.packageName = v
         }, show: { $0.packageName }),
-        .text("service_account_file", \.serviceAccountFile), .url("api_url", \.apiURL), .url("token_url", \.tokenURL),
+        .text("service_account", \.serviceAccountFile), .url("api_url", \.apiURL), .url("token_url", \.tokenURL),
         .integer("timeout", \.timeout, in: 1...120),
         .integer("max_response_bytes", \.maxResponseBytes, in: 1024...(64 << 20)),
     ]

@@ -43,13 +43,13 @@ public final class GooglePlayClient: Sendable {
         self.clock = clock
     }
 
-    /// `purchases.products.get`, judged for `productID`.
-    public func readOneTime(productID: String, token: String) throws(PlayRefusal) -> PlayOneTimePurchase {
+    /// `purchases.products.get`, judged for `productID` (a test purchase refused unless `creditsTest`).
+    public func readOneTime(productID: String, token: String, creditsTest: Bool = false) throws(PlayRefusal) -> PlayOneTimePurchase {
         try PlayIdentifiers.checkProductID(productID)
         try PlayIdentifiers.checkToken(token)
         let response = try call("GET", path: "purchases/products/\(productID)/tokens/\(token)", body: nil, doing: "reading")
         try Self.readStatus(response.status, call: "purchases.products.get", subscription: false)
-        return try PlayOneTimePurchase.judge(response.body, claimedProductID: productID)
+        return try PlayOneTimePurchase.judge(response.body, claimedProductID: productID, creditsTest: creditsTest)
     }
 
     /// `purchases.products.acknowledge` (never `consume`, so the app's purchase query still lists it).

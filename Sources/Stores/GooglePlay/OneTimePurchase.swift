@@ -11,9 +11,13 @@ public struct PlayOneTimePurchase: Sendable, Hashable {
     /// Acknowledged or consumed already: nothing to acknowledge before crediting.
     public let isAcknowledged: Bool
 
+    /// A license tester's purchase, credited only by a development deployment (`credit_test_purchases`).
+    public let isTest: Bool
+
     /// Reads a `ProductPurchase` answer for `claimedProductID` and sorts it into the spec's class:
-    /// the purchase when it may be credited, else the refusal.
-    public static func judge(_ body: [UInt8], claimedProductID: String) throws(PlayRefusal) -> PlayOneTimePurchase {
+    /// the purchase when it may be credited, else the refusal. A test purchase is `test_purchase`
+    /// unless `creditsTest`.
+    public static func judge(_ body: [UInt8], claimedProductID: String, creditsTest: Bool = false) throws(PlayRefusal) -> PlayOneTimePurchase {
         let p = try PlayJSONObject(body, what: "purchases.products.get")
         if let named = try p.string("productId"), named != claimedProductID {
             throw .internal("purchases.products.get names another product")
@@ -25,10 +29,12 @@ public struct PlayOneTimePurchase: Sendable, Hashable {
         case 2: throw .pending("purchaseState pending", retry: .hour)
         default: throw .internal("purchases.products.get purchaseState \(state) is not known")
         }
-        var isPromo = false
+        var isPromo = false, isTest = false
         switch try p.integer("purchaseType") {
         case nil: break
-        case 0: throw .test("purchaseType test (a license tester's purchase)")
+        case 0:
+            guard creditsTest else { throw .test("purchaseType test (a license tester's purchase)") }
+            isTest = true
         case 1: isPromo = true
         case let other?: throw .internal("purchases.products.get purchaseType \(other) is neither test nor promo")
         }
@@ -44,6 +50,6 @@ public struct PlayOneTimePurchase: Sendable, Hashable {
         return PlayOneTimePurchase(
             productID: claimedProductID, orderID: try p.string("orderId"),
             purchaseTime: Timestamp(seconds: Int64(millis / 1000), nanoseconds: Int32(millis % 1000) * 1_000_000),
-            isPromo: isPromo, isAcknowledged: acknowledgement == 1 || consumption == 1)
+            isPromo: isPromo, isAcknowledged: acknowledgement == 1 || consumption == 1, isTest: isTest)
     }
 }

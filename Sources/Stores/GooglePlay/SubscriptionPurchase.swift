@@ -127,10 +127,11 @@ public struct PlayCreditableCharge: Sendable, Hashable {
 
 extension PlaySubscription {
     /// The spec's rule for a first purchase of `claimedProductID` at `now`: the charge to credit,
-    /// or the refusal in its class.
-    public func firstCharge(claimedProductID: String, products: PlayProductMap, now: Timestamp) throws(PlayRefusal) -> PlayCreditableCharge {
+    /// or the refusal in its class. A license tester's is `test_purchase` unless `creditsTest`.
+    public func firstCharge(claimedProductID: String, products: PlayProductMap, now: Timestamp,
+                            creditsTest: Bool = false) throws(PlayRefusal) -> PlayCreditableCharge {
         if state == .pending { throw .pending("SUBSCRIPTION_STATE_PENDING", retry: .hour) }
-        if isTest { throw .test("subscription with testPurchase (a license tester's)") }
+        if isTest && !creditsTest { throw .test("subscription with testPurchase (a license tester's)") }
         if state.hasEnded { throw .invalid("subscription \(state.rawValue): ended") }
         guard let charge else { throw .internal("subscription in \(state.rawValue) has no charge") }
         guard charge.productID == claimedProductID else { throw .internal("subscriptionsv2.get names another product") }

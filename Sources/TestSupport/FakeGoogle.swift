@@ -1,54 +1,59 @@
 import Foundation
-import GooglePlay
 import HTTPServer
 import Locking
 
 /// A fake Google on 127.0.0.1 over real HTTP: the OAuth token endpoint (`POST /token`) and
 /// androidpublisher (`/androidpublisher/v3/applications/{package}/…`), answering from scripts.
 /// Each route answers its scripted answers in turn and repeats the last one.
-final class FakeGoogle: HTTPResponder, Sendable {
-    struct Answer: Sendable {
-        var status: Int
-        var body: [UInt8]
+public final class FakeGoogle: HTTPResponder, Sendable {
+    public struct Answer: Sendable {
+        public var status: Int
+        public var body: [UInt8]
         /// Seconds before answering (a slow Google).
-        var delay: Double = 0
+        public var delay: Double = 0
 
-        static func json(_ status: Int, _ text: String, delay: Double = 0) -> Answer {
+        public init(status: Int, body: [UInt8], delay: Double = 0) {
+            self.status = status
+            self.body = body
+            self.delay = delay
+        }
+
+        public static func json(_ status: Int, _ text: String, delay: Double = 0) -> Answer {
             Answer(status: status, body: Array(text.utf8), delay: delay)
         }
-        static func googleError(_ status: Int, _ reason: String) -> Answer {
+        public static func googleError(_ status: Int, _ reason: String) -> Answer {
             .json(status, #"{"error":{"code":\#(status),"message":"\#(reason)","errors":[{"reason":"\#(reason)"}]}}"#)
         }
     }
 
-    struct Received: Sendable {
-        var method: String
+    public struct Received: Sendable {
+        public var method: String
         /// Path after `/androidpublisher/v3/applications/{package}/`, or `/token`.
-        var route: String
-        var authorization: String?
-        var body: [UInt8]
+        public var route: String
+        public var authorization: String?
+        public var body: [UInt8]
     }
 
     private struct State {
         var scripts: [String: [Answer]] = [:]
-        var received: [Received] = []
+        public var received: [Received] = []
         var tokensIssued = 0
     }
     private let state = LockedValueBox(State())
-    let package: String
+    public let package: String
 
-    init(package: String = "chat.simplex.app") { self.package = package }
+    public init(package: String = "chat.simplex.app") { self.package = package }
 
     /// Scripts the answers of `method route` (route as in ``Received/route``).
-    func script(_ method: String, _ route: String, _ answers: Answer...) {
+    public func script(_ method: String, _ route: String, _ answers: Answer...) {
         state.withLock { $0.scripts["\(method) \(route)"] = answers }
     }
 
-    var received: [Received] { state.withLock { $0.received } }
-    var apiCalls: [Received] { received.filter { $0.route != "/token" } }
-    var tokenRequests: [Received] { received.filter { $0.route == "/token" } }
+    public var received: [Received] { state.withLock { $0.received } }
+    public var apiCalls: [Received] { received.filter { $0.route != "/token" } }
+    public var tokenRequests: [Received] { received.filter { $0.route == "/token" } }
 
-    func handle(_ request: HTTPRequest, respond: @escaping @Sendable (HTTPResponse) -> Void) {
+    public func handle(_ request: HTTPRequest, respond: @escaping @Sendable (HTTPResponse) -> Void) {
         let prefix = "/androidpublisher/v3/applications/\(package)/"
         let route = request.path.hasPrefix(prefix) ? String(request.path.dropFirst(prefix.count)) : request.path
         let answer: Answer = state.withLock { s in
@@ -72,13 +77,13 @@ final class FakeGoogle: HTTPResponder, Sendable {
     }
 
     /// A fresh access token `at-N`, valid for an hour.
-    static func token(_ n: Int) -> Answer { .json(200, #"{"access_token":"at-\#(n)","expires_in":3599,"token_type":"Bearer"}"#) }
+    public static func token(_ n: Int) -> Answer { .json(200, #"{"access_token":"at-\#(n)","expires_in":3599,"token_type":"Bearer"}"#) }
 
     /// An answer the token route gives as a fresh token (its number assigned when served).
-    static let freshToken = Answer(status: 200, body: [])
+    public static let freshToken = Answer(status: 200, body: [])
 
     /// Runs `body` with the fake serving on a free port of 127.0.0.1; stops it afterwards.
-    func serve<T>(_ body: (_ baseURL: String) throws -> T) throws -> T {
+    public func serve<T>(_ body: (_ baseURL: String) throws -> T) throws -> T {
         let configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0,
                                                     timeouts: HTTPTimeouts(shutdownGrace: .seconds(2), timerResolution: .milliseconds(20)), loopCount: 1)
         let server = HTTPServer(configuration: configuration, responder: self)

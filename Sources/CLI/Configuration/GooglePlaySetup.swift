@@ -1,0 +1,35 @@
+import BadgeCore
+import GooglePlay
+import Handlers
+
+extension GooglePlaySettings {
+    /// What `serve` deploys for a present `[google]` section: the Play Developer API client with
+    /// the service account's key read now, so a missing or unreadable key file stops the start
+    /// with one line naming the key and the path (never the key itself).
+    public func funding(creditsTestPurchases: Bool, clock: @escaping @Sendable () -> Timestamp) throws -> GooglePlayFunding {
+        guard let package = packageName, !package.isEmpty else {
+            throw CommandFailure("[google] package_name: required when [google] is present (the app's package, e.g. chat.simplex.app)")
+        }
+        let key = try serviceAccountKey()
+        let endpoint = GooglePlayEndpoint(packageName: package, apiURL: apiURL ?? GooglePlayEndpoint.defaultAPIURL,
+                                          tokenURL: tokenURL ?? GooglePlayEndpoint.defaultTokenURL,
+                                          timeoutSeconds: Double(timeout), maxResponseBytes: maxResponseBytes)
+        return GooglePlayFunding(client: GooglePlayClient(endpoint: endpoint, key: key), products: .upstream,
+                                 creditsTestPurchases: creditsTestPurchases, subscriptionChecks: PlayCheckLimiter(clock: clock))
+    }
+
+    /// The service account's JSON key file, read and its RSA key parsed.
+    public func serviceAccountKey() throws -> ServiceAccountKey {
+        guard let path = serviceAccountFile, !path.isEmpty else {
+            throw CommandFailure("[google] service_account: required when [google] is present (the service account's JSON key file)")
+        }
+        switch FileSystem.read(path) {
+        case .success(let bytes):
+            do { return try ServiceAccountKey(json: bytes) } catch {
+                throw CommandFailure("[google] service_account: \(path): \(error.reason)")
+            }
+        case .failure(let failure):
+            throw CommandFailure("[google] service_account: \(failure)")
+        }
+    }
+}

@@ -1,0 +1,151 @@
+import BadgeCore
+import Crypto
+import GooglePlay
+import Ledger
+import Schema
+import Storage
+
+/// What this deployment knows of Google Play: the Publisher API client (`[google]`), the
+/// products and base plans it prices, and the purchase path's budget of subscription checks.
+public struct GooglePlayFunding: Sendable {
+    public let client: GooglePlayClient
+    public let products: PlayProductMap
+    /// Whether Play's test purchases (license testers) are credited: `[development] credit_test_purchases`.
+    public let creditsTestPurchases: Bool
+    /// Shared by every request: at most 300 Play subscription checks a minute on the purchase path.
+    public let subscriptionChecks: PlayCheckLimiter
+
+    public init(client: GooglePlayClient, products: PlayProductMap = .upstream, creditsTestPurchases: Bool = false,
+                subscriptionChecks: PlayCheckLimiter) {
+        self.client = client
+        self.products = products
+        self.creditsTestPurchases = creditsTestPurchases
+        self.subscriptionChecks = subscriptionChecks
+    }
+
+    /// The payment's reference in the record: base64url(SHA-256(token)). A purchase token is a
+    /// bearer secret of the buyer's, so only its digest is stored, and it still claims the purchase.
+    public static func reference(token: String) -> String {
+        Base64URL.encode(SHA256.hash(Array(token.utf8)), padded: false)
+    }
+}
+
+extension BadgeService {
+    /// `purchaseBadge` funded by `google`. The product id and token grammars are checked before
+    /// anything else; a token already credited to the signing key is answered from the record
+    /// without asking Play, one credited to another key is receipt_used. A one-time product is
+    /// read with purchases.products.get, judged in the spec's class, acknowledged unless Play
+    /// reports it acknowledged or consumed, then credited `payment` with its first month and the
+    /// recovery receipt. Play is asked outside the write transaction.
+    func purchaseByGooglePlay(key: Ed25519PublicKey, masterKey: [UInt8], productId: String, token: String,
+                              now: Timestamp) throws -> RPCResponse {
+        guard let googlePlay else { throw BadgeServiceError.providerNotConfigured("google") }
+        do {
+            try PlayIdentifiers.checkProductID(productId)
+            try PlayIdentifiers.checkToken(token)
+        } catch {
+            throw report(error)
+        }
+        if googlePlay.products.subscriptions[productId] != nil {
+            return try purchaseByPlaySubscription(key: key, masterKey: masterKey, productId: productId, token: token,
+                                                  googlePlay: googlePlay, now: now)
+        }
+        guard let grant = googlePlay.products.oneTime[productId] else {
+            // Neither a one-time product nor a subscription this service prices; Play's answer
+            // could change nothing of that, so it is not asked.
+            throw BadgeServiceError.pricing(.productUnavailable)
+        }
+        let purchaseKey = key.purchaseKeyText
+        let reference = GooglePlayFunding.reference(token: token)
+        let receiptSeed = "google:" + reference
+
+        // From the record first: a replay or another key's token never reaches Play.
+        let (held, creditedTo) = try store.read { r in
+            (try r.purchase(key: purchaseKey), try r.creditedPurchase(provider: "google", providerRef: reference))
+        }
+        if let held, creditedTo == held.id {
+            return try replay(held, receipt: Self.recoveryReceipt(masterKey: held.masterKey, invoiceId: receiptSeed))
+        }
+        if creditedTo != nil { throw BadgeServiceError.receiptUsed }
+        if held != nil { throw BadgeServiceError.badRequest("this purchase key already holds a badge") }
+
+        let purchase: PlayOneTimePurchase
+        do {
+            purchase = try googlePlay.client.readOneTime(productID: productId, token: token,
+                                                        creditsTest: googlePlay.creditsTestPurchases)
+            // Nothing is credited unacknowledged: only acknowledgement stops Play refunding it.
+            if !purchase.isAcknowledged {
+                try googlePlay.client.acknowledgeOneTime(productID: productId, token: token)
+            }
+        } catch {
+            throw report(error)
+        }
+        if purchase.isTest { configuration.reportProviderFailure("google: crediting a test purchase ([development] credit_test_purchases)") }
+
+        return try conditionalWrite(read: { r in
+            (purchase: try r.purchase(key: purchaseKey),
+             creditedTo: try r.creditedPurchase(provider: "google", providerRef: reference))
+        }, decide: { s in
+            if let held = s.purchase, s.creditedTo == held.id {
+                return .answer(try replay(held, receipt: Self.recoveryReceipt(masterKey: held.masterKey, invoiceId: receiptSeed)))
+            }
+            if s.creditedTo != nil { throw BadgeServiceError.receiptUsed }
+            if s.purchase != nil { throw BadgeServiceError.badRequest("this purchase key already holds a badge") }
+            let plan: LedgerPlan
+            do {
+                plan = try planFirstFunding(months: grant.months, credit: .payment(invoiceId: nil), badgeType: grant.badgeType,
+                                            now: now, newId: newEntryId)
+            } catch {
+                throw BadgeServiceError.internal(detail: "planning the Google Play credit: \(error)")
+            }
+            guard let period = plan.issued else { throw BadgeServiceError.internal(detail: "first funding issued nothing") }
+            let credential = try sign(masterKey: masterKey, period: period)
+            let receipt = Self.recoveryReceipt(masterKey: masterKey, invoiceId: receiptSeed)
+            let response = RPCResponse.badgeCredential(credential: credential, statement: Statement(entries: plan.rows),
+                                                       receipt: receipt, subscription: nil)
+            return .answer(response) { w in
+                guard try w.purchase(key: purchaseKey) == nil,
+                      try w.creditedPurchase(provider: "google", providerRef: reference) == nil
+                else { throw StorageError.conflict(constraint: "Google Play credit raced") }
+                let purchase = try w.insertPurchase(key: purchaseKey, masterKey: masterKey, badgeType: grant.badgeType, at: now)
+                try w.appendLedger(purchaseId: purchase.id, expectedCount: 0, entries: plan.rows)
+                try w.insertIssuance(IssuanceRecord(period: period, purchaseId: purchase.id, credential: credential))
+                try w.insertPayment(paymentId: randomEntryId(), provider: "google", providerRef: reference,
+                                    purchaseId: purchase.id, at: now)
+                try w.insertReceipt(hash: SHA256.hash(Array(receipt.utf8)), purchaseId: purchase.id)
+            }
+        })
+    }
+
+    /// A Play subscription product: Play is asked at most ``PlayCheckLimiter`` checks a minute on
+    /// this path; the store-agnostic subscription rules decide the rest.
+    func purchaseByPlaySubscription(key: Ed25519PublicKey, masterKey: [UInt8], productId: String, token: String,
+                                    googlePlay: GooglePlayFunding, now: Timestamp) throws -> RPCResponse {
+        // Crediting a charge needs the store-agnostic subscription handlers.
+        throw BadgeServiceError.providerNotConfigured("google subscriptions")
+    }
+
+    /// Logs a Play refusal (its reason names no token) and turns it into the protocol's error.
+    func report(_ refusal: PlayRefusal) -> BadgeServiceError {
+        let error = BadgeServiceError(refusal)
+        switch error {
+        case .internal, .providerUnavailable: break  // logged where every command's are
+        default: configuration.reportProviderFailure("google: \(refusal)")
+        }
+        return error
+    }
+}
+
+extension BadgeServiceError {
+    /// The spec's class of a Play refusal; the reason goes to the log, never to the client.
+    init(_ refusal: PlayRefusal) {
+        switch refusal.verdict {
+        case .receiptInvalid: self = .receiptInvalid
+        case .testPurchase: self = .testPurchase
+        case .paymentPending: self = .paymentPending(retryAfter: refusal.retry == .day ? 86_400 : 3600)
+        case .providerUnavailable:
+            self = .providerUnavailable(retryAfter: BadgeService.providerRetrySeconds, detail: "google: \(refusal.reason)")
+        case .internal: self = .internal(detail: "google: \(refusal.reason)")
+        }
+    }
+}

@@ -1,0 +1,158 @@
+import BadgeCore
+import Crypto
+import Foundation
+import JSON
+import Schema
+import TestSupport
+import Testing
+
+/// Issue 11 on the release binary over HTTP: `[google]` pointed at the fake Google on
+/// 127.0.0.1 (`Sources/TestSupport/FakeGoogle.swift`), a one-time purchase credited, replayed
+/// and refused to another key, and every item of the spec's Google Play list in its class.
+@Suite(.serialized, .timeLimit(.minutes(5))) struct GooglePlayEndToEndTests {
+    static let product = "badge_supporter_01"
+    static let purchased = #"{"kind":"androidpublisher#productPurchase","purchaseTimeMillis":"1773140000000","purchaseState":0,"consumptionState":0,"acknowledgementState":0,"orderId":"GPA.1"}"#
+
+    static func route(_ token: String) -> String { "purchases/products/\(product)/tokens/\(token)" }
+
+    static func purchase(_ fields: [String: String]) -> String {
+        var object = (try! JSONValue.parse(Array(purchased.utf8))).objectValue!
+        for (k, v) in fields { object[k] = try! JSONValue.parse(Array(v.utf8)) }
+        return String(decoding: JSONValue.object(object).serialized(), as: UTF8.self)
+    }
+
+    /// The release binary with `[google]` pointed at `base`, its key file in `data`.
+    static func service(fakeAt base: String, in data: TemporaryDirectory, extra: String = "") throws -> ServiceProcess {
+        let keyFile = data.file("play-service-account.json")
+        try Data(PeerServiceAccount.shared.keyJSON.utf8).write(to: URL(fileURLWithPath: keyFile))
+        let config = data.file("badge-service.ini")
+        try Data("""
+        [google]
+        package_name = chat.simplex.app
+        service_account = \(keyFile)
+        api_url = \(base)
+        token_url = \(base)/token
+        timeout = 1
+        \(extra)
+        """.utf8).write(to: URL(fileURLWithPath: config))
+        return try ServiceProcess(data: data, arguments: ["--config", config], executable: try AppStoreEndToEndTests.release)
+    }
+
+    static func buy(_ service: ServiceProcess, token: String, product: String = product, key: Ed25519PrivateKey = Ed25519PrivateKey(),
+                    masterKey: [UInt8] = SecureRandom.bytes(32)) throws -> HTTPReply {
+        try HTTP.rpc(service, HTTP.envelope(["type": "purchaseBadge", "masterKey": .string(Base64URL.encode(masterKey)),
+                                             "payment": ["type": "google", "productId": .string(product), "token": .string(token)]],
+                                            key: key), key: key)
+    }
+
+    static func retryAfter(_ reply: HTTPReply) -> UInt32? {
+        if case .error(_, _, let r)? = reply.response { return r }
+        return nil
+    }
+
+    @Test func aOneTimePurchaseIsCreditedReplayedAndRefusedToAnotherKey() throws {
+        let fake = FakeGoogle()
+        let token = "pabeldfhmkjnhppdkmgapcfg.AO-J1OwE2E_one_time-1"
+        fake.script("GET", Self.route(token), .json(200, Self.purchased))
+        fake.script("POST", Self.route(token) + ":acknowledge", .json(200, ""))
+        try fake.serve { base in
+            let data = TemporaryDirectory("e2e-google")
+            let service = try Self.service(fakeAt: base, in: data)
+            defer { _ = service.stop() }
+            let key = Ed25519PrivateKey(), master = SecureRandom.bytes(32)
+            let first = try Self.buy(service, token: token, key: key, masterKey: master)
+            #expect(first.status == 200, "\(first.text)")
+            guard case .badgeCredential(let credential, let statement, let receipt, let subscription)? = first.response else {
+                Issue.record("not a credential: \(first.text)")
+                return
+            }
+            #expect(credential?.badgeType == .supporter)
+            #expect(statement.entries.map(\.changeMonths) == [1, -1])
+            #expect(statement.entries.map(\.entryType) == [.credit(.payment(invoiceId: nil)), .debit(.badge)])
+            #expect(receipt != nil && subscription == nil)
+            #expect(fake.apiCalls.map(\.method) == ["GET", "POST"])
+
+            let again = try Self.buy(service, token: token, key: key, masterKey: master)
+            #expect(again.status == 200 && again.body == first.body)
+            let other = try Self.buy(service, token: token)
+            #expect(other.status == 409 && other.response?.errorCode == .receiptUsed)
+            #expect(fake.apiCalls.count == 2)
+            #expect(try Self.buy(service, token: token, product: "badge_unknown_01").response?.errorCode == .productUnavailable)
+            #expect(!service.accessLog.contains(token) && !service.stderr.contains(token))
+        }
+    }
+
+    /// Every item of the spec's Google Play list a one-time purchase can meet, each on its own
+    /// token, over HTTP: the class, `retryAfter` where the spec has one, nothing credited.
+    @Test func everyItemOfTheSpecsGooglePlayListIsAnsweredInItsClassOverHTTP() throws {
+        let fake = FakeGoogle()
+        let cases: [(token: String, answer: FakeGoogle.Answer?, expected: ErrorCode?, retryAfter: UInt32?)] = [
+            ("t.canceled", .json(200, Self.purchase(["purchaseState": "1"])), .receiptInvalid, nil),
+            ("t.pending", .json(200, Self.purchase(["purchaseState": "2"])), .paymentPending, 3600),
+            ("t.test", .json(200, Self.purchase(["purchaseType": "0"])), .testPurchase, nil),
+            ("t.rewarded", .json(200, Self.purchase(["purchaseType": "2"])), .internal, nil),
+            ("t.unknown-state", .json(200, Self.purchase(["purchaseState": "9"])), .internal, nil),
+            ("t.other-product", .json(200, Self.purchase(["productId": #""badge_legend_01""#])), .internal, nil),
+            ("t.garbage", .json(200, "garbage"), .internal, nil),
+            ("t.404", .googleError(404, "purchaseTokenNotFound"), .providerUnavailable, 60),
+            ("t.400", .googleError(400, "invalid"), .providerUnavailable, 60),
+            ("t.410", .googleError(410, "purchaseTokenNoLongerValid"), .providerUnavailable, 60),
+            ("t.429", .googleError(429, "rateLimitExceeded"), .providerUnavailable, 60),
+            ("t.500", .googleError(500, "backendError"), .providerUnavailable, 60),
+            ("t.502", .googleError(502, "badGateway"), .providerUnavailable, 60),
+            ("t.403", .googleError(403, "permissionDenied"), .internal, nil),
+            ("t.401-always", .googleError(401, "UNAUTHENTICATED"), .internal, nil),
+            ("t.slow", .json(200, Self.purchased, delay: 2.5), .providerUnavailable, 60),
+            // A 401 once: the token is fetched anew and the purchase credited.
+            ("t.401-then-ok", nil, nil, nil),
+        ]
+        for c in cases where c.answer != nil { fake.script("GET", Self.route(c.token), c.answer!) }
+        fake.script("GET", Self.route("t.401-then-ok"), .googleError(401, "UNAUTHENTICATED"),
+                    .json(200, Self.purchase(["acknowledgementState": "1"])))
+        try fake.serve { base in
+            let data = TemporaryDirectory("e2e-google-list")
+            let service = try Self.service(fakeAt: base, in: data)
+            defer { _ = service.stop() }
+            for c in cases {
+                let reply = try Self.buy(service, token: c.token)
+                if let expected = c.expected {
+                    #expect(reply.response?.errorCode == expected, "\(c.token): \(reply.text)")
+                    #expect(Self.retryAfter(reply) == c.retryAfter, "\(c.token): \(reply.text)")
+                } else {
+                    #expect(reply.status == 200, "\(c.token): \(reply.text)")
+                }
+            }
+            // Grammar: a product id outside Play's characters, a token this service will not send.
+            #expect(try Self.buy(service, token: "t.ok", product: "Badge-1").response?.errorCode == .receiptInvalid)
+            #expect(try Self.buy(service, token: "..").response?.errorCode == .providerUnavailable)
+            #expect(try Self.buy(service, token: "a/b").response?.errorCode == .providerUnavailable)
+            // The operator's log says why, and never names a token.
+            #expect(service.stderr.contains("purchases.products.get answered 404"), "\(service.stderr)")
+            for c in cases { #expect(!service.stderr.contains(c.token) && !service.accessLog.contains(c.token), "\(c.token)") }
+        }
+        #expect(!fake.apiCalls.contains { $0.route.contains("t.ok") || $0.route.contains("..") })
+    }
+
+    @Test func aFailedAcknowledgementCreditsNothingUntilPlayAcknowledges() throws {
+        let fake = FakeGoogle()
+        let token = "t.ack"
+        fake.script("GET", Self.route(token), .json(200, Self.purchased))
+        fake.script("POST", Self.route(token) + ":acknowledge", .googleError(500, "backendError"), .googleError(403, "permissionDenied"),
+                    .json(200, ""))
+        try fake.serve { base in
+            let data = TemporaryDirectory("e2e-google-ack")
+            let service = try Self.service(fakeAt: base, in: data)
+            defer { _ = service.stop() }
+            let key = Ed25519PrivateKey(), master = SecureRandom.bytes(32)
+            let unanswered = try Self.buy(service, token: token, key: key, masterKey: master)
+            #expect(unanswered.response?.errorCode == .providerUnavailable, "\(unanswered.text)")
+            let refused = try Self.buy(service, token: token, key: key, masterKey: master)
+            #expect(refused.response?.errorCode == .internal, "\(refused.text)")
+            #expect(service.stderr.components(separatedBy: "acknowledging").count - 1 >= 2, "\(service.stderr)")
+            // Nothing was credited: another key may still buy with it once Play acknowledges.
+            let credited = try Self.buy(service, token: token)
+            #expect(credited.status == 200, "\(credited.text)")
+            #expect(try Self.buy(service, token: token, key: key, masterKey: master).response?.errorCode == .receiptUsed)
+        }
+    }
+}
