@@ -29,7 +29,7 @@ let package = Package(
         .target(name: "Locking", swiftSettings: strict),
         .target(name: "JSON", swiftSettings: strict),
         .target(name: "Logging", dependencies: ["JSON"], swiftSettings: strict),
-        .target(name: "TestSupport", dependencies: ["Locking", "JSON", "HTTPServer"], swiftSettings: strict),
+        .target(name: "TestSupport", dependencies: ["Locking", "JSON", "HTTPServer", "BadgeCore", "Schema", "Handlers"], swiftSettings: strict),
         .target(name: "Crypto", dependencies: ["COpenSSL", "BadgeCore"], swiftSettings: strict),
         .target(name: "HTTPServer", dependencies: ["JSON", "Locking"], swiftSettings: strict),
         .target(name: "Schema", dependencies: ["JSON", "BadgeCore", "Ledger"], swiftSettings: strict),

@@ -31,6 +31,7 @@ extension BadgeService {
             configuration.reportProviderFailure("apple: \(error)")
             throw BadgeServiceError(error)
         }
+        if claim.isAutoRenewable { return try purchaseByAppStoreSubscription(key: key, masterKey: masterKey, jws: jws, now: now) }
         let reference = claim.purchaseId
 
         return try conditionalWrite(read: { r in
@@ -56,8 +57,7 @@ extension BadgeService {
                 guard transaction.kind == .autoRenewable, product.kind == .subscription else {
                     throw BadgeServiceError.internal(detail: "apple: product \(product.productId) is priced as \(product.kind.rawValue), the transaction is \(transaction.kind.rawValue)")
                 }
-                // Crediting a charge needs the subscription's status from the App Store Server API.
-                throw BadgeServiceError.providerNotConfigured("apple subscriptions")
+                throw BadgeServiceError.internal(detail: "apple: an auto-renewable transaction its claim did not name as one")
             }
             if s.purchase != nil { throw BadgeServiceError.badRequest("this purchase key already holds a badge") }
 
@@ -85,6 +85,36 @@ extension BadgeService {
                 try w.insertReceipt(hash: SHA256.hash(Array(receipt.utf8)), purchaseId: purchase.id)
             }
         })
+    }
+
+    /// An auto-renewable subscription: verified offline as any transaction, its product one this
+    /// service prices as a subscription, then claimed by its original transaction id, which every
+    /// renewal keeps (``purchaseBySubscription(key:masterKey:store:reference:now:)``).
+    func purchaseByAppStoreSubscription(key: Ed25519PublicKey, masterKey: [UInt8], jws: String,
+                                        now: Timestamp) throws -> RPCResponse {
+        let transaction = try verifiedAppStoreSubscription(jws)
+        return try purchaseBySubscription(key: key, masterKey: masterKey, store: "apple",
+                                          reference: transaction.originalTransactionId, now: now)
+    }
+
+    /// An App Store transaction verified offline that must be of a subscription product this
+    /// service prices: each refusal in the spec's class.
+    func verifiedAppStoreSubscription(_ jws: String) throws -> AppStoreTransaction {
+        guard let appStore else { throw BadgeServiceError.providerNotConfigured("apple") }
+        let transaction: AppStoreTransaction
+        switch appStore.verifier.verdict(onTransaction: jws) {
+        case .refused(let refusal):
+            configuration.reportProviderFailure("apple: \(refusal)")
+            throw BadgeServiceError(refusal)
+        case .verified(let verified, _): transaction = verified
+        }
+        guard let product = appStore.products.product(store: "apple", id: transaction.productId) else {
+            throw BadgeServiceError.pricing(.productUnavailable)
+        }
+        guard transaction.kind == .autoRenewable, product.kind == .subscription else {
+            throw BadgeServiceError.internal(detail: "apple: product \(product.productId) is priced as \(product.kind.rawValue), the transaction is \(transaction.kind.rawValue)")
+        }
+        return transaction
     }
 }
 

@@ -68,6 +68,8 @@ public final class BadgeService: Sendable {
     let appStore: AppStoreFunding?
     /// The Play Developer API client and products; nil without a `[google]` section.
     let googlePlay: GooglePlayFunding?
+    /// The stores whose subscriptions this deployment can read, by `name`.
+    let subscriptionStores: [any SubscriptionStore]
     let configuration: Configuration
     let schema = BadgeRPCSchema.shared
     let catalog: CatalogCache
@@ -75,9 +77,11 @@ public final class BadgeService: Sendable {
     public init(store: any BadgeStore, issuer: any CredentialIssuing, clock: @escaping @Sendable () -> Timestamp,
                 newEntryId: @escaping @Sendable () -> String = randomEntryId,
                 newInvoiceId: @escaping @Sendable () -> String = randomInvoiceId, providers: PaymentProviders = .init(),
-                appStore: AppStoreFunding? = nil, googlePlay: GooglePlayFunding? = nil, configuration: Configuration = .init()) {
+                appStore: AppStoreFunding? = nil, googlePlay: GooglePlayFunding? = nil,
+                subscriptionStores: [any SubscriptionStore] = [], configuration: Configuration = .init()) {
         self.appStore = appStore
         self.googlePlay = googlePlay
+        self.subscriptionStores = subscriptionStores
         self.store = store
         self.newInvoiceId = newInvoiceId
         self.providers = providers

@@ -13,6 +13,9 @@ extension BadgeService {
     /// if the ledger's tip has not moved (a conditional append), else the pass is re-run.
     func issueBadge(key: Ed25519PublicKey, balance: Balance, now: Timestamp) throws -> RPCResponse {
         let purchase = try knownPurchase(key)
+        if let funding = try store.read({ try $0.subscriptionFunding(purchaseId: purchase.id) }) {
+            return try issueSubscriptionBadge(purchase: purchase, funding: funding, balance: balance, now: now)
+        }
         return try conditionalWrite(read: { r in
             (rows: try r.ledger(purchaseId: purchase.id), latest: try r.latestIssuance(purchaseId: purchase.id))
         }, decide: { snapshot in

@@ -59,13 +59,15 @@ extension BadgeService {
         })
     }
 
-    /// A purchase's latest credential and its whole ledger, from the record.
-    func replay(_ purchase: PurchaseRecord, receipt: String? = nil) throws -> RPCResponse {
+    /// A purchase's latest credential (unless `credential` is false) and its whole ledger, from
+    /// the record, with the `subscription` of a purchase a store subscription funds.
+    func replay(_ purchase: PurchaseRecord, receipt: String? = nil, credential: Bool = true,
+                subscription: SubscriptionState? = nil) throws -> RPCResponse {
         let (rows, issuance) = try store.read { r in
             (try r.ledger(purchaseId: purchase.id), try r.latestIssuance(purchaseId: purchase.id))
         }
-        return .badgeCredential(credential: issuance.map { $0.credential(masterKey: purchase.masterKey) },
-                                statement: Statement(entries: rows), receipt: receipt, subscription: nil)
+        return .badgeCredential(credential: credential ? issuance.map { $0.credential(masterKey: purchase.masterKey) } : nil,
+                                statement: Statement(entries: rows), receipt: receipt, subscription: subscription)
     }
 
     /// Signs the credential for an issued period.

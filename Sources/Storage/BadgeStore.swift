@@ -39,6 +39,13 @@ public protocol StoreReader {
     func invoices(purchaseKey: String) throws -> [InvoiceRecord]
     /// The purchase a provider's payment was credited to, if it was.
     func creditedPurchase(provider: String, providerRef: String) throws -> Int64?
+    /// The subscription a store knows by `reference`, whether or not a purchase holds it.
+    func subscription(store: String, reference: String) throws -> SubscriptionRecord?
+    func subscription(id: Int64) throws -> SubscriptionRecord?
+    /// The subscription that funds, or funded before it moved away, the purchase.
+    func subscriptionFunding(purchaseId: Int64) throws -> SubscriptionFunding?
+    /// The charges of a subscription this service recorded, oldest period first.
+    func subscriptionCharges(subscriptionId: Int64) throws -> [SubscriptionChargeRecord]
 }
 
 /// Changes, inside a write transaction.
@@ -72,4 +79,19 @@ public protocol StoreWriter: StoreReader {
     func insertPayment(paymentId: String, provider: String, providerRef: String, purchaseId: Int64, at: Timestamp) throws
     /// Stores the SHA-256 of a purchase's recovery receipt.
     func insertReceipt(hash: [UInt8], purchaseId: Int64) throws
+    /// Sets the badge type a purchase is funded for (a grant of another type moves it).
+    func setPurchaseBadgeType(purchaseId: Int64, _ badgeType: BadgeType) throws
+    /// Records a subscription the store is about to be asked about; ``StorageError/conflict(constraint:)``
+    /// when (store, reference) is already recorded.
+    func insertSubscription(store: String, reference: String) throws -> SubscriptionRecord
+    /// Writes every mutable field of `record` (found by its id).
+    func updateSubscription(_ record: SubscriptionRecord) throws
+    /// Records a charge; one already recorded is left as it is (false).
+    func recordSubscriptionCharge(_ charge: SubscriptionChargeRecord) throws -> Bool
+    /// Marks a recorded charge granted; false when it already was (a charge is granted once, ever).
+    func grantSubscriptionCharge(subscriptionId: Int64, chargeId: String, at: Timestamp) throws -> Bool
+    /// Records that the subscription funds the purchase.
+    func insertSubscriptionFunding(_ funding: SubscriptionFunding) throws
+    /// Records that the subscription moved away from the purchase; false when it already had.
+    func markSubscriptionMovedAway(purchaseId: Int64, at: Timestamp) throws -> Bool
 }

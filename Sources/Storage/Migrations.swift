@@ -134,6 +134,45 @@ enum Migrations {
             purchase_id  INTEGER NOT NULL UNIQUE REFERENCES badge_purchases (purchase_id)
         );
         """),
+        // Store subscriptions (issues 10 and 11): one record per (store, reference) with the state
+        // last read and the hour windows of each path; the charges seen, each granted at most
+        // once; which purchases a subscription funded, and when it moved away from one.
+        (5, """
+        CREATE TABLE badge_subscriptions (
+            subscription_id        INTEGER PRIMARY KEY,
+            store                  TEXT NOT NULL CHECK (store IN ('apple', 'google')),
+            reference              TEXT NOT NULL,
+            purchase_id            INTEGER UNIQUE REFERENCES badge_purchases (purchase_id),
+            state                  TEXT CHECK (state IN ('renewing', 'cancelled', 'billingRetry', 'ended')),
+            read_at                INTEGER,
+            latest_charge_id       TEXT,
+            latest_charge_revoked  INTEGER NOT NULL DEFAULT 0 CHECK (latest_charge_revoked IN (0, 1)),
+            granted_charge_id      TEXT,
+            purchase_checked_at    INTEGER,
+            transfer_checked_at    INTEGER,
+            renewal_checked_at     INTEGER,
+            moved_from_purchase_id INTEGER REFERENCES badge_purchases (purchase_id),
+            moved_at               INTEGER,
+            UNIQUE (store, reference)
+        );
+        CREATE TABLE badge_subscription_charges (
+            subscription_id INTEGER NOT NULL REFERENCES badge_subscriptions (subscription_id),
+            charge_id       TEXT NOT NULL,
+            product_id      TEXT NOT NULL,
+            badge_type      TEXT NOT NULL,
+            months          INTEGER NOT NULL CHECK (months >= 1),
+            period_start    INTEGER NOT NULL,
+            period_end      INTEGER NOT NULL CHECK (period_end > period_start),
+            seen_at         INTEGER NOT NULL,
+            granted_at      INTEGER,
+            PRIMARY KEY (subscription_id, charge_id)
+        );
+        CREATE TABLE badge_subscription_funding (
+            purchase_id     INTEGER PRIMARY KEY REFERENCES badge_purchases (purchase_id),
+            subscription_id INTEGER NOT NULL REFERENCES badge_subscriptions (subscription_id),
+            moved_away_at   INTEGER
+        );
+        """),
     ]
 
     static var latestVersion: Int { steps.last!.version }

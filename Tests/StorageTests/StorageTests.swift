@@ -195,3 +195,49 @@ import Testing
         #expect(try store.database.journalMode() == "wal")
     }
 }
+
+@Suite struct SubscriptionStorageTests {
+    let dir = TemporaryDirectory("storage-subscriptions")
+    let t0 = Timestamp(CivilDate(year: 2026, month: 3, day: 10), hour: 11)
+
+    @Test func aSubscriptionIsRecordedOncePerReferenceAndItsChargesGrantedOnce() throws {
+        let store = try SQLiteBadgeStore(path: dir.file("badges.sqlite"))
+        var record = try store.write { try $0.insertSubscription(store: "apple", reference: "1000") }
+        #expect(record.purchaseId == nil && record.checkedAt.isEmpty && record.state == nil)
+        #expect(throws: StorageError.self) { try store.write { _ = try $0.insertSubscription(store: "apple", reference: "1000") } }
+        // The same reference at another store is another subscription.
+        _ = try store.write { try $0.insertSubscription(store: "google", reference: "1000") }
+
+        let purchase = try store.write { try $0.insertPurchase(key: "K", masterKey: [1], badgeType: .supporter, at: t0) }
+        record.purchaseId = purchase.id
+        record.state = "billingRetry"
+        record.readAt = t0
+        record.latestChargeId = "c1"
+        record.latestChargeRevoked = true
+        record.grantedChargeId = "c1"
+        record.checkedAt = [.purchase: t0, .renewal: t0.adding(seconds: 5)]
+        record.movedFromPurchaseId = purchase.id
+        record.movedAt = t0
+        try store.write { try $0.updateSubscription(record) }
+        #expect(try store.read { try $0.subscription(store: "apple", reference: "1000") } == record)
+        #expect(try store.read { try $0.subscription(id: record.id) } == record)
+
+        let charge = SubscriptionChargeRecord(subscriptionId: record.id, chargeId: "c1", productId: "P", badgeType: .legend,
+                                              months: 12, periodStart: t0, periodEnd: t0.adding(seconds: 86_400), seenAt: t0)
+        #expect(try store.write { try $0.recordSubscriptionCharge(charge) })
+        #expect(try !store.write { try $0.recordSubscriptionCharge(charge) })
+        #expect(try store.write { try $0.grantSubscriptionCharge(subscriptionId: record.id, chargeId: "c1", at: t0) })
+        #expect(try !store.write { try $0.grantSubscriptionCharge(subscriptionId: record.id, chargeId: "c1", at: t0) })
+        var granted = charge
+        granted.grantedAt = t0
+        #expect(try store.read { try $0.subscriptionCharges(subscriptionId: record.id) } == [granted])
+
+        try store.write { try $0.insertSubscriptionFunding(SubscriptionFunding(purchaseId: purchase.id, subscriptionId: record.id)) }
+        #expect(try store.write { try $0.markSubscriptionMovedAway(purchaseId: purchase.id, at: t0) })
+        #expect(try !store.write { try $0.markSubscriptionMovedAway(purchaseId: purchase.id, at: t0) })
+        #expect(try store.read { try $0.subscriptionFunding(purchaseId: purchase.id) }
+                == SubscriptionFunding(purchaseId: purchase.id, subscriptionId: record.id, movedAwayAt: t0))
+        try store.write { try $0.setPurchaseBadgeType(purchaseId: purchase.id, .legend) }
+        #expect(try store.read { try $0.purchase(id: purchase.id)?.badgeType } == .legend)
+    }
+}
