@@ -77,7 +77,7 @@ let package = Package(
         .testTarget(name: "LedgerTests", dependencies: ["TestSupport", "JSON", "Ledger", "Crypto"], swiftSettings: strict),
         .testTarget(name: "AppStoreTests", dependencies: ["TestSupport", "AppStore", "JSON", "BadgeCore"], swiftSettings: strict),
         .testTarget(name: "StorageTests", dependencies: ["TestSupport", "Storage"], swiftSettings: strict),
-        .testTarget(name: "HandlersTests", dependencies: ["TestSupport", "Handlers", "GooglePlay", "JSON", "Locking"], swiftSettings: strict),
+        .testTarget(name: "HandlersTests", dependencies: ["TestSupport", "Handlers", "GooglePlay", "AppStore", "JSON", "Locking"], swiftSettings: strict),
         .testTarget(name: "PaymentsTests", dependencies: ["TestSupport", "Payments", "Webhooks", "Handlers", "Storage", "Ledger", "JSON",
                                                          "Crypto", "BadgeCore", "Schema", "Locking"], swiftSettings: strict),
         .testTarget(name: "GatewayTests", dependencies: ["TestSupport", "Gateway", "Handlers", "Storage", "BadgeCore", "JSON", "Locking", "HTTPServer", "RequestAuth", "Schema", "Logging"],

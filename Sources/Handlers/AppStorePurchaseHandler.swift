@@ -97,9 +97,9 @@ extension BadgeService {
                                           reference: transaction.originalTransactionId, now: now)
     }
 
-    /// An App Store transaction verified offline that must be of a subscription product this
-    /// service prices: each refusal in the spec's class.
-    func verifiedAppStoreSubscription(_ jws: String) throws -> AppStoreTransaction {
+    /// An App Store transaction verified offline and the product it is of, which this service must
+    /// price: each refusal in the spec's class.
+    func verifiedAppStoreTransaction(_ jws: String) throws -> (transaction: AppStoreTransaction, product: StoreProduct) {
         guard let appStore else { throw BadgeServiceError.providerNotConfigured("apple") }
         let transaction: AppStoreTransaction
         switch appStore.verifier.verdict(onTransaction: jws) {
@@ -111,6 +111,13 @@ extension BadgeService {
         guard let product = appStore.products.product(store: "apple", id: transaction.productId) else {
             throw BadgeServiceError.pricing(.productUnavailable)
         }
+        return (transaction, product)
+    }
+
+    /// A verified App Store transaction that must be of a subscription product (internal when the
+    /// transaction and the product disagree on what it is).
+    func verifiedAppStoreSubscription(_ jws: String) throws -> AppStoreTransaction {
+        let (transaction, product) = try verifiedAppStoreTransaction(jws)
         guard transaction.kind == .autoRenewable, product.kind == .subscription else {
             throw BadgeServiceError.internal(detail: "apple: product \(product.productId) is priced as \(product.kind.rawValue), the transaction is \(transaction.kind.rawValue)")
         }

@@ -181,9 +181,11 @@ public final class BadgeService: Sendable {
         case .getBadgeInvoice(let priceId, let offerId, let badgeInfo, let paymentVia, let upgrade):
             return try getBadgeInvoice(key: key, priceId: priceId, offerId: offerId, badgeInfo: badgeInfo,
                                        paymentVia: paymentVia, upgrade: upgrade, now: now)
-        case .transferBadge:
-            throw BadgeServiceError.notBuilt("transferBadge")
-        case .upgradeBadgeSubscription, .pauseBadge:
+        case .transferBadge(let masterKey, let payment):
+            return try transferBadge(key: key, masterKey: masterKey, payment: payment, now: now)
+        case .upgradeBadgeSubscription(let payment, let balance):
+            return try upgradeBadgeSubscription(key: key, payment: payment, balance: balance, now: now)
+        case .pauseBadge:
             _ = try knownPurchase(key)
             throw BadgeServiceError.notBuilt(command.name)
         }

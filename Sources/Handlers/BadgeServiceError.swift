@@ -24,6 +24,8 @@ public enum BadgeServiceError: Error, Equatable, CustomStringConvertible {
     case receiptUsed
     /// The store vouched for a purchase that cost nothing (Apple's Sandbox).
     case testPurchase
+    /// The subscription moved from a key whose credential is still valid.
+    case transferLimited
     /// Catalog refusals of getBadgeInvoice (Pricing).
     case pricing(PricingRefusal)
     /// A payment provider was not reached or failed; the next attempt may work.
@@ -51,6 +53,7 @@ public enum BadgeServiceError: Error, Equatable, CustomStringConvertible {
         case .receiptInvalid: return "receipt invalid"
         case .receiptUsed: return "receipt used"
         case .testPurchase: return "test purchase"
+        case .transferLimited: return "transfer limited"
         case .pricing(let refusal): return "pricing: \(refusal)"
         case .providerUnavailable(_, let detail): return "provider unavailable: \(detail)"
         case .providerNotConfigured(let p): return "\(p) not configured"
@@ -78,6 +81,7 @@ extension RPCResponse {
         case .receiptInvalid: self = .failure(.receiptInvalid)
         case .receiptUsed: self = .failure(.receiptUsed)
         case .testPurchase: self = .failure(.testPurchase)
+        case .transferLimited: self = .failure(.transferLimited)
         case .pricing(let refusal):
             switch refusal {
             case .productUnavailable: self = .failure(.productUnavailable)

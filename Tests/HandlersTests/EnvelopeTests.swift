@@ -89,6 +89,8 @@ import Testing
         #expect(apple.error == .providerNotConfigured)
         let google = h.send(.purchaseBadge(masterKey: SecureRandom.bytes(32), payment: .google(productId: "badge_supporter_01", token: "t"), upgrade: nil), by: key)
         #expect(google.error == .providerNotConfigured)
+        let transfer = h.send(.transferBadge(masterKey: SecureRandom.bytes(32), payment: .apple(jws: "a.b.c")), by: key)
+        #expect(transfer.error == .providerNotConfigured)
     }
 
     /// Only getBadgeInvoice creates the record an invoice belongs to, so invoice funding is not
@@ -125,8 +127,9 @@ import Testing
 
     @Test func commandsNotBuiltYetAnswerAClearBadRequest() throws {
         let key = Ed25519PrivateKey()
+        #expect(h.redeem(try h.code(), by: key).credential != nil)
         let outcomes = [
-            h.send(.transferBadge(masterKey: SecureRandom.bytes(32), payment: .apple(jws: "a.b.c")), by: key),
+            h.send(.pauseBadge, by: key),
         ]
         for out in outcomes {
             #expect(out.error == .badRequest)
@@ -135,7 +138,7 @@ import Testing
         // getBadgeInvoice is built; a service without payment providers answers provider_not_configured
         let invoice = h.send(.getBadgeInvoice(priceId: DefaultCatalog.supporterPriceId, offerId: nil,
                                               badgeInfo: BadgeInfo(badgeType: .supporter, badgeExpiry: h.clock.now, badgeExtra: ""),
-                                              paymentVia: .card(provider: .stripe), upgrade: nil), by: key)
+                                              paymentVia: .card(provider: .stripe), upgrade: nil), by: Ed25519PrivateKey())
         #expect(invoice.error == .providerNotConfigured)
     }
 

@@ -177,3 +177,18 @@ import Testing
         #expect(try s.h.store.read { try $0.purchase(key: key.publicKey.purchaseKeyText)?.badgeType } == .legend)
     }
 }
+
+extension RenewalCheckTests {
+    /// Play answers a subscription expired too long ago to read with a 410, which its adapter throws
+    /// as receipt_invalid: a renewal check takes that as the subscription having ended.
+    @Test func aStoreCallingTheSubscriptionInvalidHasEndedIt() throws {
+        let (key, first) = try subscribed("2008", monthlyCharge("y4", start: at(2026, 3, 10), months: 12))
+        s.now = at(2026, 4, 10, 12)
+        s.apple.answer("2008", .failure(SubscriptionRefusal(.receiptInvalid, "410")))
+        let out = s.issue(by: key, asserting: first)
+        #expect(out.statement?.entries.map(\.entryType) == [.debit(.refund)])
+        #expect(out.credential == nil && out.response.subscriptionState == .ended)
+        #expect(try s.h.store.read { try $0.subscription(store: "apple", reference: "2008")?.state } == "ended")
+        _ = try s.checkedLedger(of: key)
+    }
+}

@@ -10,6 +10,7 @@ extension BadgeService {
     /// - while the paid coverage runs, a subscription reported ended or the granted charge revoked
     ///   lapses what ran out and debits the rest as `refund` (no credential, `ended`); any other
     ///   answer, no answer included, issues the month due, and a new charge is only recorded;
+    ///   (a store refusing the subscription as invalid has ended it);
     /// - once coverage has ended, a charge never granted that the first-charge rule allows is granted
     ///   at its period start (another badge type starting its own run) and the month due issued;
     ///   otherwise nothing is written and no credential answered; a store that does not answer is
@@ -42,9 +43,15 @@ extension BadgeService {
         }
 
         return try conditionalWrite(read: { r in try renewalSnapshot(r, purchase: purchase, funding: funding) }, decide: { s in
-            let reading: Result<SubscriptionReading, SubscriptionRefusal>
+            var reading: Result<SubscriptionReading, SubscriptionRefusal>
             if let asked {
                 reading = asked
+                // A store that calls the subscription itself invalid (Play's 410: expired too long ago
+                // to read) has ended it: no later answer about it can differ.
+                if case .failure(let refusal) = asked, case .receiptInvalid = refusal.kind {
+                    reading = .success(SubscriptionReading(state: .ended, latestChargeId: s.record.latestChargeId,
+                                                           latestChargeRevoked: false, charge: .failure(refusal)))
+                }
             } else if let last = s.record.lastReading(charges: s.charges, now: now) {
                 reading = .success(last)
             } else {
@@ -63,7 +70,7 @@ extension BadgeService {
                     return try noGrant(s, balance: balance, subscription: s.record.lastState, note: nil, now: now)
                 }
             case .success(let read):
-                let fresh = asked != nil
+                let fresh = self.isFresh(asked)
                 let revokedGrant = read.latestChargeRevoked && read.latestChargeId != nil
                     && read.latestChargeId == s.record.grantedChargeId
                 if inCoverage {
@@ -166,6 +173,15 @@ extension BadgeService {
                                                    receipt: nil, subscription: subscription)
         guard let reading else { return .answer(response) }
         return .answer(response) { w in try self.noteRead(reading, of: s.record.id, at: now, in: w) }
+    }
+
+    /// Whether the store answered this request (a reading to record), rather than the last read answering.
+    private func isFresh(_ asked: Result<SubscriptionReading, SubscriptionRefusal>?) -> Bool {
+        switch asked {
+        case .success?: true
+        case .failure(let refusal)?: if case .receiptInvalid = refusal.kind { true } else { false }
+        case nil: false
+        }
     }
 
     /// Records a read of the store: its state and latest charge, and that charge when grantable.

@@ -1,0 +1,155 @@
+import AppStore
+import BadgeCore
+import Crypto
+import Ledger
+import Schema
+import Storage
+
+extension BadgeService {
+    /// `transferBadge`: Restore on another device or profile (spec, transferBadge). App Store evidence
+    /// is verified offline and claimed by its original transaction id, the transaction presented being
+    /// required to be the subscription's latest charge; Play's goes to
+    /// ``transferBySubscription(key:masterKey:store:reference:presentedChargeId:now:)`` from its own adapter.
+    func transferBadge(key: Ed25519PublicKey, masterKey: [UInt8], payment: Payment, now: Timestamp) throws -> RPCResponse {
+        switch payment {
+        case .apple(let jws):
+            guard appStore != nil else { throw BadgeServiceError.providerNotConfigured("apple") }
+            let claim: AppStoreClaim
+            do { claim = try AppStoreClaim.read(jws) } catch {
+                configuration.reportProviderFailure("apple: \(error)")
+                throw BadgeServiceError(error)
+            }
+            // A one-time purchase is not moved: its months were issued at purchase.
+            guard claim.isAutoRenewable else { throw BadgeServiceError.receiptUsed }
+            let transaction = try verifiedAppStoreSubscription(jws)
+            return try transferBySubscription(key: key, masterKey: masterKey, store: "apple",
+                                              reference: transaction.originalTransactionId,
+                                              presentedChargeId: transaction.transactionId, now: now)
+        case .google:
+            // Play's evidence ({productId, token}) is checked by its adapter, which then calls
+            // transferBySubscription(store: "google", reference: token, presentedChargeId: nil);
+            // until that is wired, no Play transfer is deployed.
+            throw BadgeServiceError.providerNotConfigured("google subscriptions")
+        default:
+            throw BadgeServiceError.badRequest("transferBadge moves a store subscription: pay with apple or google")
+        }
+    }
+
+    /// Moves the store subscription `reference` names to the signing key, which must hold no purchase
+    /// yet (bad_request). Already moved to it: the same answer from the record, without asking or the
+    /// move limit. Credited to no key: as purchaseBadge. Otherwise a move is refused transfer_limited
+    /// while the credential issued to the key it last moved from is valid; then the store is asked at
+    /// most once an hour on this path (its own hour), its charge judged as a first purchase's (and,
+    /// when `presentedChargeId` is given, required to be the latest: else payment_pending), the old
+    /// purchase lapsed and debited `transferOut {toPurchaseKey}` of what remains, even none, and the new
+    /// one credited that charge from its period start with the month due issued.
+    public func transferBySubscription(key: Ed25519PublicKey, masterKey: [UInt8], store storeName: String, reference: String,
+                                       presentedChargeId: String?, now: Timestamp) throws -> RPCResponse {
+        guard let adapter = subscriptionStore(named: storeName) else {
+            throw BadgeServiceError.providerNotConfigured("\(storeName) subscriptions")
+        }
+        let purchaseKey = key.purchaseKeyText
+        let known = try store.read { r in try transferSnapshot(r, purchaseKey: purchaseKey, store: storeName, reference: reference) }
+        if let answer = try known.answerFromRecord(service: self) { return answer }
+        guard let record = known.record, record.purchaseId != nil else {
+            return try purchaseBySubscription(key: key, masterKey: masterKey, store: storeName, reference: reference, now: now)
+        }
+        if let limit = known.movedFromExpiry, now < limit { throw BadgeServiceError.transferLimited }
+
+        if let left = try claimSubscriptionCheck(store: storeName, reference: reference, path: .transfer, now: now) {
+            throw BadgeServiceError.paymentPending(retryAfter: left)
+        }
+        let hour = SubscriptionRefusal.hour
+        let reading = try readSubscription(adapter, reference: reference, now: now)
+            .mapError { BadgeServiceError($0, store: storeName, floor: hour) }.get()
+        let charge = try reading.charge.mapError { BadgeServiceError($0, store: storeName, floor: hour) }.get()
+        // An older receipt stops moving the subscription once the store charges again.
+        if let presentedChargeId, presentedChargeId != reading.latestChargeId {
+            throw BadgeServiceError.paymentPending(retryAfter: hour)
+        }
+        if !reading.isConfirmed {
+            do { try adapter.confirm(reference: reference, charge: charge) } catch {
+                configuration.reportProviderFailure("\(storeName) subscription: \(error.reason)")
+                throw BadgeServiceError(error, store: storeName, floor: hour)
+            }
+        }
+
+        return try conditionalWrite(read: { r in
+            try transferSnapshot(r, purchaseKey: purchaseKey, store: storeName, reference: reference)
+        }, decide: { s in
+            if let answer = try s.answerFromRecord(service: self) { return .answer(answer) }
+            guard let record = s.record, let oldId = record.purchaseId, let old = s.holder else {
+                throw StorageError.conflict(constraint: "subscription holder changed during a transfer")
+            }
+            if let limit = s.movedFromExpiry, now < limit { throw BadgeServiceError.transferLimited }
+            let oldTip = s.holderRows.last ?? .emptyEntry(at: old.createdAt, badgeType: old.badgeType)
+            let ending: [LedgerEntry]
+            do {
+                ending = try planEnding(from: oldTip, debit: .transferOut(toPurchaseKey: purchaseKey), at: now, newId: newEntryId)
+            } catch {
+                throw BadgeServiceError.internal(detail: "planning a transfer out: \(error)")
+            }
+            let (plan, period) = try planFirstCharge(charge, now: now)
+            let credential = try sign(masterKey: masterKey, period: period)
+            let receipt = Self.recoveryReceipt(masterKey: masterKey, invoiceId: "\(storeName):" + reference)
+            let response = RPCResponse.badgeCredential(credential: credential, statement: Statement(entries: plan.rows),
+                                                       receipt: receipt, subscription: reading.state)
+            return .answer(response) { w in
+                guard try w.purchase(key: purchaseKey) == nil,
+                      var current = try w.subscription(store: storeName, reference: reference), current.purchaseId == oldId
+                else { throw StorageError.conflict(constraint: "subscription transfer raced") }
+                try w.appendLedger(purchaseId: oldId, expectedCount: s.holderRows.count, entries: ending)
+                guard try w.markSubscriptionMovedAway(purchaseId: oldId, at: now) else {
+                    throw StorageError.conflict(constraint: "subscription already moved away")
+                }
+                let purchase = try w.insertPurchase(key: purchaseKey, masterKey: masterKey, badgeType: charge.badgeType, at: now)
+                try w.appendLedger(purchaseId: purchase.id, expectedCount: 0, entries: plan.rows)
+                try w.insertIssuance(IssuanceRecord(period: period, purchaseId: purchase.id, credential: credential))
+                try w.insertReceipt(hash: SHA256.hash(Array(receipt.utf8)), purchaseId: purchase.id)
+                // The charge moves with the subscription: granted once to the old purchase, or now.
+                _ = try w.recordSubscriptionCharge(SubscriptionChargeRecord(charge, subscriptionId: current.id, seenAt: now))
+                _ = try w.grantSubscriptionCharge(subscriptionId: current.id, chargeId: charge.chargeId, at: now)
+                current.purchaseId = purchase.id
+                current.grantedChargeId = charge.chargeId
+                current.movedFromPurchaseId = oldId
+                current.movedAt = now
+                current.note(reading, at: now)
+                try w.updateSubscription(current)
+                try w.insertSubscriptionFunding(SubscriptionFunding(purchaseId: purchase.id, subscriptionId: current.id))
+            }
+        })
+    }
+
+    func transferSnapshot(_ r: any StoreReader, purchaseKey: String, store: String, reference: String) throws -> TransferSnapshot {
+        let claim = try subscriptionClaim(r, purchaseKey: purchaseKey, store: store, reference: reference)
+        let holder = try claim.record?.purchaseId.flatMap { try r.purchase(id: $0) }
+        let movedFromExpiry = try claim.record?.movedFromPurchaseId.flatMap { try r.latestIssuance(purchaseId: $0)?.expiry }
+        return TransferSnapshot(claim: claim, holder: holder, holderRows: try holder.map { try r.ledger(purchaseId: $0.id) } ?? [],
+                                movedFromExpiry: movedFromExpiry)
+    }
+}
+
+/// A subscription presented to transferBadge, as the record knows it.
+struct TransferSnapshot {
+    let claim: SubscriptionClaim
+    /// The purchase the subscription funds now, and its ledger.
+    let holder: PurchaseRecord?
+    let holderRows: [LedgerEntry]
+    /// When the credential issued to the key it last moved from expires.
+    let movedFromExpiry: Timestamp?
+
+    var record: SubscriptionRecord? { claim.record }
+
+    /// Already moved to (or credited to) the signing key: the same answer from the record; a key
+    /// holding another purchase: bad_request; nil when the subscription is to be moved or credited.
+    func answerFromRecord(service: BadgeService) throws -> RPCResponse? {
+        if let record, let purchase = claim.purchase, let funding = claim.funding, funding.subscriptionId == record.id {
+            if funding.movedAwayAt != nil {
+                throw BadgeServiceError.badRequest("this purchase key already holds a badge")
+            }
+            return try claim.answerFromRecord()
+        }
+        if claim.purchase != nil { throw BadgeServiceError.badRequest("this purchase key already holds a badge") }
+        return nil
+    }
+}

@@ -1,0 +1,147 @@
+import AppStore
+import BadgeCore
+import Crypto
+import Foundation
+import Handlers
+import JSON
+import Ledger
+import Schema
+import Storage
+import TestSupport
+import Testing
+
+/// The App Store paths into the subscription rules over the RPC layer: transactions signed by a
+/// test PKI (Tests/Peers/appstore_peer.py) and verified offline, the subscription's status from
+/// the scripted store.
+@Suite struct AppStoreSubscriptionTests {
+    static let bundle = "chat.simplex.badges.test"
+    let s: SubscriptionHarness
+    let pki = TemporaryDirectory("appstore-pki")
+    let service: BadgeService
+
+    init() throws {
+        s = try SubscriptionHarness(at: at(2026, 3, 10))
+        try PeerPython.run(script: "appstore_peer.py", arguments: ["pki", pki.path])
+        let root = try Data(contentsOf: URL(fileURLWithPath: pki.file("root.der")))
+        let roots = try #require(AppleRootCertificates(der: [Array(root)]))
+        service = BadgeService(store: s.h.store, issuer: s.h.issuer, clock: s.h.clock.function,
+                               appStore: AppStoreFunding(verifier: AppStoreVerifier(roots: roots, bundleId: Self.bundle)),
+                               subscriptionStores: [s.apple], configuration: .init(catalogCacheSeconds: 0))
+    }
+
+    /// A StoreKit 2 transaction of `product`, signed now.
+    func jws(_ transactionId: String, original: String, product: String, type: String = "Auto-Renewable Subscription") throws -> String {
+        let ms = Int(s.now.seconds) * 1000
+        var payload: [String: JSONValue] = [
+            "transactionId": .string(transactionId), "originalTransactionId": .string(original), "bundleId": .string(Self.bundle),
+            "productId": .string(product), "purchaseDate": .number(JSONNumber(ms - 60_000)), "quantity": 1,
+            "type": .string(type), "inAppOwnershipType": "PURCHASED", "signedDate": .number(JSONNumber(ms)),
+            "environment": "Production",
+        ]
+        if type == "Auto-Renewable Subscription" {
+            payload["expiresDate"] = .number(JSONNumber(ms + 30 * 86_400_000))
+            payload["subscriptionGroupIdentifier"] = "21000001"
+        }
+        var object = JSONObject()
+        for (k, v) in payload.sorted(by: { $0.key < $1.key }) { _ = object.appendNew(k, v) }
+        let out = try PeerPython.run(script: "appstore_peer.py", arguments: ["sign", pki.path],
+                                     input: Data(JSONValue.object(object).serialized()))
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    func send(_ command: RPCCommand, by key: Ed25519PrivateKey) -> RPCOutcome {
+        let request = RPCRequest(purchaseKey: key.publicKey.purchaseKeyText, command: command)
+        return service.handle(body: request.json.serialized(), caller: .signer(key.publicKey))
+    }
+
+    func buy(_ jws: String, by key: Ed25519PrivateKey) -> RPCOutcome {
+        send(.purchaseBadge(masterKey: SecureRandom.bytes(32), payment: .apple(jws: jws), upgrade: nil), by: key)
+    }
+
+    @Test func aVerifiedSubscriptionIsClaimedByItsOriginalTransactionId() throws {
+        let annual = monthlyCharge("5001", start: at(2026, 3, 10), months: 12)
+        s.apple.answer("5000", .success(.charged(annual)))
+        let key = Ed25519PrivateKey()
+        let out = buy(try jws("5001", original: "5000", product: "SUBSCR_BADGE_SUPPORTER_YEAR_01"), by: key)
+        #expect(out.statement?.entries.map(\.entryType) == [.credit(.charge(chargeId: "5001")), .debit(.badge)])
+        #expect(out.response.subscriptionState == .renewing)
+        #expect(s.apple.reads == ["5000"])
+        // A later renewal's transaction of the same subscription, from another key: receipt_used.
+        let other = buy(try jws("5002", original: "5000", product: "SUBSCR_BADGE_SUPPORTER_YEAR_01"), by: Ed25519PrivateKey())
+        #expect(other.error == .receiptUsed)
+    }
+
+    @Test func upgradeBadgeSubscriptionGrantsTheHigherTierOnceTheStoreChargesIt() throws {
+        let annual = monthlyCharge("5101", start: at(2026, 3, 10), months: 12)
+        s.apple.answer("5100", .success(.charged(annual)))
+        let key = Ed25519PrivateKey()
+        let bought = buy(try jws("5101", original: "5100", product: "SUBSCR_BADGE_SUPPORTER_YEAR_01"), by: key)
+        let last = try #require(bought.statement?.entries.last)
+
+        s.now = at(2026, 3, 20)
+        let legend = try jws("5102", original: "5100", product: "SUBSCR_BADGE_LEGEND_MONTH_01")
+        // Not charged yet: payment_pending to the next allowed check, never the old tier's credential.
+        var out = send(.upgradeBadgeSubscription(payment: .apple(jws: legend), balance: Balance(lastEntry: last)), by: key)
+        #expect(out.error == .paymentPending && out.response.retryAfter == 3600)
+        s.now = s.now.adding(seconds: 600)
+        s.apple.answer("5100", .success(.charged(monthlyCharge("5102", start: at(2026, 3, 20), type: .legend))))
+        out = send(.upgradeBadgeSubscription(payment: .apple(jws: legend), balance: Balance(lastEntry: last)), by: key)
+        #expect(out.error == .paymentPending && out.response.retryAfter == 3000)
+        #expect(s.apple.reads.count == 2)
+
+        s.now = s.now.adding(seconds: 3000)
+        out = send(.upgradeBadgeSubscription(payment: .apple(jws: legend), balance: Balance(lastEntry: last)), by: key)
+        let entries = try #require(out.statement?.entries)
+        #expect(entries.map(\.entryType) == [.debit(.upgrade(toPurchaseKey: key.publicKey.purchaseKeyText)),
+                                             .credit(.charge(chargeId: "5102")), .debit(.badge)])
+        #expect(entries.map(\.changeMonths) == [-11, 1, -1])
+        #expect(out.credential?.badgeType == .legend && out.response.subscriptionState == .renewing)
+        _ = try s.checkedLedger(of: key)
+
+        // The same transaction again: the tier is held, answered from the record, nothing asked or written.
+        let rows = try s.checkedLedger(of: key)
+        let again = send(.upgradeBadgeSubscription(payment: .apple(jws: legend), balance: Balance(lastEntry: try #require(entries.last))), by: key)
+        #expect(again.credential == out.credential && again.statement?.entries == [])
+        #expect(try s.checkedLedger(of: key) == rows)
+        #expect(s.apple.reads.count == 3)
+    }
+
+    @Test func upgradeBadgeSubscriptionRefusesWhatCannotBeAnUpgradeBeforeAskingTheStore() throws {
+        s.apple.answer("5200", .success(.charged(monthlyCharge("5201", start: at(2026, 3, 10)))))
+        let key = Ed25519PrivateKey()
+        let last = try #require(buy(try jws("5201", original: "5200", product: "SUBSCR_BADGE_SUPPORTER_MONTH_01"), by: key)
+            .statement?.entries.last)
+        let balance = Balance(lastEntry: last)
+        let otherSubscription = try jws("5301", original: "5300", product: "SUBSCR_BADGE_LEGEND_MONTH_01")
+        let oneTime = try jws("5401", original: "5401", product: "BADGE_LEGEND_01", type: "Consumable")
+        #expect(send(.upgradeBadgeSubscription(payment: .apple(jws: otherSubscription), balance: balance), by: key).error == .badRequest)
+        #expect(send(.upgradeBadgeSubscription(payment: .apple(jws: oneTime), balance: balance), by: key).error == .badRequest)
+        #expect(send(.upgradeBadgeSubscription(payment: .google(productId: "subscr_badge_legend_01", token: "t"), balance: balance),
+                     by: key).error == .badRequest)
+        #expect(send(.upgradeBadgeSubscription(payment: .apple(jws: "a.b.c"), balance: balance), by: key).error == .receiptInvalid)
+        // A purchase no App Store subscription funds.
+        let coded = Ed25519PrivateKey()
+        let codeLast = try #require(s.h.redeem(try s.h.code(), by: coded).statement?.entries.last)
+        let legend = try jws("5202", original: "5200", product: "SUBSCR_BADGE_LEGEND_MONTH_01")
+        #expect(send(.upgradeBadgeSubscription(payment: .apple(jws: legend), balance: Balance(lastEntry: codeLast)), by: coded).error
+                == .badRequest)
+        #expect(s.apple.reads == ["5200"])
+    }
+
+    @Test func transferBadgeMovesAnAppStoreSubscriptionPresentedByItsLatestTransaction() throws {
+        s.apple.answer("5500", .success(.charged(monthlyCharge("5501", start: at(2026, 3, 10)))))
+        let old = Ed25519PrivateKey()
+        _ = buy(try jws("5501", original: "5500", product: "SUBSCR_BADGE_SUPPORTER_MONTH_01"), by: old)
+        let new = Ed25519PrivateKey()
+        let moved = send(.transferBadge(masterKey: SecureRandom.bytes(32),
+                                        payment: .apple(jws: try jws("5501", original: "5500", product: "SUBSCR_BADGE_SUPPORTER_MONTH_01"))),
+                         by: new)
+        #expect(moved.statement?.entries.map(\.entryType) == [.credit(.charge(chargeId: "5501")), .debit(.badge)])
+        #expect(try s.checkedLedger(of: old).last?.entryType == .debit(.transferOut(toPurchaseKey: new.publicKey.purchaseKeyText)))
+        // A one-time purchase is not moved.
+        let oneTime = send(.transferBadge(masterKey: SecureRandom.bytes(32),
+                                          payment: .apple(jws: try jws("5601", original: "5601", product: "BADGE_SUPPORTER_01", type: "Consumable"))),
+                           by: Ed25519PrivateKey())
+        #expect(oneTime.error == .receiptUsed)
+    }
+}
