@@ -179,6 +179,18 @@ extension RPCResponse {
         #expect(s.apple.confirmed == ["c4"])
     }
 
+    /// A store's adapter made for the request (Play's knows the product claimed) is the one asked.
+    @Test func anAdapterMadeForTheRequestIsTheOneAsked() throws {
+        let google = ScriptedSubscriptionStore(name: "google")
+        google.answer("token-1", .success(.charged(monthlyCharge("GPA.1", start: at(2026, 3, 10)))))
+        let key = Ed25519PrivateKey()
+        let out = try s.service.purchaseBySubscription(key: key.publicKey, masterKey: SecureRandom.bytes(32), adapter: google,
+                                                       reference: "token-1", now: s.now)
+        #expect(out.entries?.first?.entryType == .credit(.charge(chargeId: "GPA.1")))
+        #expect(google.reads == ["token-1"] && s.apple.reads.isEmpty)
+        #expect(try s.h.store.read { try $0.subscription(store: "google", reference: "token-1")?.purchaseId } != nil)
+    }
+
     @Test func aKeyHoldingAnotherPurchaseIsABadRequest() throws {
         let key = Ed25519PrivateKey()
         _ = s.h.redeem(try s.h.code(), by: key)

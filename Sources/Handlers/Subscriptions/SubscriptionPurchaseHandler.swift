@@ -18,6 +18,15 @@ extension BadgeService {
         guard let adapter = subscriptionStore(named: storeName) else {
             throw BadgeServiceError.providerNotConfigured("\(storeName) subscriptions")
         }
+        return try purchaseBySubscription(key: key, masterKey: masterKey, adapter: adapter, reference: reference, now: now)
+    }
+
+    /// ``purchaseBySubscription(key:masterKey:store:reference:now:)`` asking `adapter`, made for this
+    /// request (a Play adapter that knows the product claimed and counts its checks); renewal checks
+    /// later ask the deployment's `subscriptionStores` entry of the same `name`.
+    public func purchaseBySubscription(key: Ed25519PublicKey, masterKey: [UInt8], adapter: any SubscriptionStore,
+                                       reference: String, now: Timestamp) throws -> RPCResponse {
+        let storeName = adapter.name
         let purchaseKey = key.purchaseKeyText
         let known = try store.read { r in try subscriptionClaim(r, purchaseKey: purchaseKey, store: storeName, reference: reference) }
         if let answer = try known.answerFromRecord() { return answer }

@@ -48,11 +48,20 @@ extension BadgeService {
         guard let adapter = subscriptionStore(named: storeName) else {
             throw BadgeServiceError.providerNotConfigured("\(storeName) subscriptions")
         }
+        return try transferBySubscription(key: key, masterKey: masterKey, adapter: adapter, reference: reference,
+                                          presentedChargeId: presentedChargeId, now: now)
+    }
+
+    /// ``transferBySubscription(key:masterKey:store:reference:presentedChargeId:now:)`` asking `adapter`,
+    /// made for this request.
+    public func transferBySubscription(key: Ed25519PublicKey, masterKey: [UInt8], adapter: any SubscriptionStore,
+                                       reference: String, presentedChargeId: String?, now: Timestamp) throws -> RPCResponse {
+        let storeName = adapter.name
         let purchaseKey = key.purchaseKeyText
         let known = try store.read { r in try transferSnapshot(r, purchaseKey: purchaseKey, store: storeName, reference: reference) }
         if let answer = try known.answerFromRecord(service: self) { return answer }
         guard let record = known.record, record.purchaseId != nil else {
-            return try purchaseBySubscription(key: key, masterKey: masterKey, store: storeName, reference: reference, now: now)
+            return try purchaseBySubscription(key: key, masterKey: masterKey, adapter: adapter, reference: reference, now: now)
         }
         if let limit = known.movedFromExpiry, now < limit { throw BadgeServiceError.transferLimited }
 
