@@ -19,9 +19,11 @@ import Testing
     let pki = TemporaryDirectory("appstore-pki")
     let service: BadgeService
 
-    init() throws {
+    init() async throws {
         s = try SubscriptionHarness(at: at(2026, 3, 10))
-        try PeerPython.run(script: "appstore_peer.py", arguments: ["pki", pki.path])
+        // The peer runs on a thread of its own, never holding one of the test pool's few threads.
+        let path = pki.path
+        _ = try await onOwnThread { try PeerPython.run(script: "appstore_peer.py", arguments: ["pki", path]) }
         let root = try Data(contentsOf: URL(fileURLWithPath: pki.file("root.der")))
         let roots = try #require(AppleRootCertificates(der: [Array(root)]))
         service = BadgeService(store: s.h.store, issuer: s.h.issuer, clock: s.h.clock.function,
@@ -30,7 +32,8 @@ import Testing
     }
 
     /// A StoreKit 2 transaction of `product`, signed now.
-    func jws(_ transactionId: String, original: String, product: String, type: String = "Auto-Renewable Subscription") throws -> String {
+    func jws(_ transactionId: String, original: String, product: String,
+             type: String = "Auto-Renewable Subscription") async throws -> String {
         let ms = Int(s.now.seconds) * 1000
         var payload: [String: JSONValue] = [
             "transactionId": .string(transactionId), "originalTransactionId": .string(original), "bundleId": .string(Self.bundle),
@@ -44,8 +47,8 @@ import Testing
         }
         var object = JSONObject()
         for (k, v) in payload.sorted(by: { $0.key < $1.key }) { _ = object.appendNew(k, v) }
-        let out = try PeerPython.run(script: "appstore_peer.py", arguments: ["sign", pki.path],
-                                     input: Data(JSONValue.object(object).serialized()))
+        let (path, input) = (pki.path, Data(JSONValue.object(object).serialized()))
+        let out = try await onOwnThread { try PeerPython.run(script: "appstore_peer.py", arguments: ["sign", path], input: input) }
         return String(decoding: out, as: UTF8.self)
     }
 
@@ -58,28 +61,28 @@ import Testing
         send(.purchaseBadge(masterKey: SecureRandom.bytes(32), payment: .apple(jws: jws), upgrade: nil), by: key)
     }
 
-    @Test func aVerifiedSubscriptionIsClaimedByItsOriginalTransactionId() throws {
+    @Test func aVerifiedSubscriptionIsClaimedByItsOriginalTransactionId() async throws {
         let annual = monthlyCharge("5001", start: at(2026, 3, 10), months: 12)
         s.apple.answer("5000", .success(.charged(annual)))
         let key = Ed25519PrivateKey()
-        let out = buy(try jws("5001", original: "5000", product: "SUBSCR_BADGE_SUPPORTER_YEAR_01"), by: key)
+        let out = buy(try await jws("5001", original: "5000", product: "SUBSCR_BADGE_SUPPORTER_YEAR_01"), by: key)
         #expect(out.statement?.entries.map(\.entryType) == [.credit(.charge(chargeId: "5001")), .debit(.badge)])
         #expect(out.response.subscriptionState == .renewing)
         #expect(s.apple.reads == ["5000"])
         // A later renewal's transaction of the same subscription, from another key: receipt_used.
-        let other = buy(try jws("5002", original: "5000", product: "SUBSCR_BADGE_SUPPORTER_YEAR_01"), by: Ed25519PrivateKey())
+        let other = buy(try await jws("5002", original: "5000", product: "SUBSCR_BADGE_SUPPORTER_YEAR_01"), by: Ed25519PrivateKey())
         #expect(other.error == .receiptUsed)
     }
 
-    @Test func upgradeBadgeSubscriptionGrantsTheHigherTierOnceTheStoreChargesIt() throws {
+    @Test func upgradeBadgeSubscriptionGrantsTheHigherTierOnceTheStoreChargesIt() async throws {
         let annual = monthlyCharge("5101", start: at(2026, 3, 10), months: 12)
         s.apple.answer("5100", .success(.charged(annual)))
         let key = Ed25519PrivateKey()
-        let bought = buy(try jws("5101", original: "5100", product: "SUBSCR_BADGE_SUPPORTER_YEAR_01"), by: key)
+        let bought = buy(try await jws("5101", original: "5100", product: "SUBSCR_BADGE_SUPPORTER_YEAR_01"), by: key)
         let last = try #require(bought.statement?.entries.last)
 
         s.now = at(2026, 3, 20)
-        let legend = try jws("5102", original: "5100", product: "SUBSCR_BADGE_LEGEND_MONTH_01")
+        let legend = try await jws("5102", original: "5100", product: "SUBSCR_BADGE_LEGEND_MONTH_01")
         // Not charged yet: payment_pending to the next allowed check, never the old tier's credential.
         var out = send(.upgradeBadgeSubscription(payment: .apple(jws: legend), balance: Balance(lastEntry: last)), by: key)
         #expect(out.error == .paymentPending && out.response.retryAfter == 3600)
@@ -106,14 +109,14 @@ import Testing
         #expect(s.apple.reads.count == 3)
     }
 
-    @Test func upgradeBadgeSubscriptionRefusesWhatCannotBeAnUpgradeBeforeAskingTheStore() throws {
+    @Test func upgradeBadgeSubscriptionRefusesWhatCannotBeAnUpgradeBeforeAskingTheStore() async throws {
         s.apple.answer("5200", .success(.charged(monthlyCharge("5201", start: at(2026, 3, 10)))))
         let key = Ed25519PrivateKey()
-        let last = try #require(buy(try jws("5201", original: "5200", product: "SUBSCR_BADGE_SUPPORTER_MONTH_01"), by: key)
+        let last = try #require(buy(try await jws("5201", original: "5200", product: "SUBSCR_BADGE_SUPPORTER_MONTH_01"), by: key)
             .statement?.entries.last)
         let balance = Balance(lastEntry: last)
-        let otherSubscription = try jws("5301", original: "5300", product: "SUBSCR_BADGE_LEGEND_MONTH_01")
-        let oneTime = try jws("5401", original: "5401", product: "BADGE_LEGEND_01", type: "Consumable")
+        let otherSubscription = try await jws("5301", original: "5300", product: "SUBSCR_BADGE_LEGEND_MONTH_01")
+        let oneTime = try await jws("5401", original: "5401", product: "BADGE_LEGEND_01", type: "Consumable")
         #expect(send(.upgradeBadgeSubscription(payment: .apple(jws: otherSubscription), balance: balance), by: key).error == .badRequest)
         #expect(send(.upgradeBadgeSubscription(payment: .apple(jws: oneTime), balance: balance), by: key).error == .badRequest)
         #expect(send(.upgradeBadgeSubscription(payment: .google(productId: "subscr_badge_legend_01", token: "t"), balance: balance),
@@ -122,25 +125,25 @@ import Testing
         // A purchase no App Store subscription funds.
         let coded = Ed25519PrivateKey()
         let codeLast = try #require(s.h.redeem(try s.h.code(), by: coded).statement?.entries.last)
-        let legend = try jws("5202", original: "5200", product: "SUBSCR_BADGE_LEGEND_MONTH_01")
+        let legend = try await jws("5202", original: "5200", product: "SUBSCR_BADGE_LEGEND_MONTH_01")
         #expect(send(.upgradeBadgeSubscription(payment: .apple(jws: legend), balance: Balance(lastEntry: codeLast)), by: coded).error
                 == .badRequest)
         #expect(s.apple.reads == ["5200"])
     }
 
-    @Test func transferBadgeMovesAnAppStoreSubscriptionPresentedByItsLatestTransaction() throws {
+    @Test func transferBadgeMovesAnAppStoreSubscriptionPresentedByItsLatestTransaction() async throws {
         s.apple.answer("5500", .success(.charged(monthlyCharge("5501", start: at(2026, 3, 10)))))
         let old = Ed25519PrivateKey()
-        _ = buy(try jws("5501", original: "5500", product: "SUBSCR_BADGE_SUPPORTER_MONTH_01"), by: old)
+        _ = buy(try await jws("5501", original: "5500", product: "SUBSCR_BADGE_SUPPORTER_MONTH_01"), by: old)
         let new = Ed25519PrivateKey()
         let moved = send(.transferBadge(masterKey: SecureRandom.bytes(32),
-                                        payment: .apple(jws: try jws("5501", original: "5500", product: "SUBSCR_BADGE_SUPPORTER_MONTH_01"))),
+                                        payment: .apple(jws: try await jws("5501", original: "5500", product: "SUBSCR_BADGE_SUPPORTER_MONTH_01"))),
                          by: new)
         #expect(moved.statement?.entries.map(\.entryType) == [.credit(.charge(chargeId: "5501")), .debit(.badge)])
         #expect(try s.checkedLedger(of: old).last?.entryType == .debit(.transferOut(toPurchaseKey: new.publicKey.purchaseKeyText)))
         // A one-time purchase is not moved.
         let oneTime = send(.transferBadge(masterKey: SecureRandom.bytes(32),
-                                          payment: .apple(jws: try jws("5601", original: "5601", product: "BADGE_SUPPORTER_01", type: "Consumable"))),
+                                          payment: .apple(jws: try await jws("5601", original: "5601", product: "BADGE_SUPPORTER_01", type: "Consumable"))),
                            by: Ed25519PrivateKey())
         #expect(oneTime.error == .receiptUsed)
     }
