@@ -192,3 +192,25 @@ extension RenewalCheckTests {
         _ = try s.checkedLedger(of: key)
     }
 }
+
+extension RenewalCheckTests {
+    /// Inside the hour the last read answers: a charge it recorded whose period had not started is
+    /// granted once it has, without asking the store again, and the read keeps its own time.
+    @Test func theLastReadAnswersInsideTheHour() throws {
+        let (key, first) = try subscribed("2009", monthlyCharge("r1", start: at(2026, 3, 10)))
+        s.now = at(2026, 4, 10, 11).adding(seconds: 300)
+        s.apple.answer("2009", .success(.charged(monthlyCharge("r2", start: at(2026, 4, 10, 11).adding(seconds: 1200)))))
+        var out = s.issue(by: key, asserting: first)
+        #expect(out.credential == nil && out.statement?.entries == [])
+        s.now = at(2026, 4, 10, 11).adding(seconds: 1800)
+        out = s.issue(by: key, asserting: first)
+        let entries = try #require(out.statement?.entries)
+        #expect(entries.map(\.entryType) == [.credit(.charge(chargeId: "r2")), .debit(.badge)])
+        #expect(entries[0].createdAt == at(2026, 4, 10, 11).adding(seconds: 1200))
+        #expect(out.credential != nil)
+        #expect(s.apple.reads.count == 2)
+        #expect(try s.h.store.read { try $0.subscription(store: "apple", reference: "2009")?.readAt }
+                == at(2026, 4, 10, 11).adding(seconds: 300))
+        _ = try s.checkedLedger(of: key)
+    }
+}

@@ -82,7 +82,8 @@ extension BadgeService {
                 }
                 if case .success(let charge) = read.charge,
                    !s.charges.contains(where: { $0.chargeId == charge.chargeId && $0.grantedAt != nil }) {
-                    return try grantRenewal(charge, s, purchase: purchase, balance: balance, reading: read, now: now)
+                    return try grantRenewal(charge, s, purchase: purchase, balance: balance, reading: read, fresh: fresh,
+                                            now: now)
                 }
                 return try noGrant(s, balance: balance, subscription: read.state, note: fresh ? read : nil, now: now)
             }
@@ -134,7 +135,7 @@ extension BadgeService {
     /// Once coverage has ended: a charge never granted credited at its period start (or the
     /// ledger's last row when later) and the month due issued.
     private func grantRenewal(_ charge: StoreCharge, _ s: RenewalSnapshot, purchase: PurchaseRecord, balance: Balance,
-                              reading: SubscriptionReading, now: Timestamp) throws -> StagedAnswer<RPCResponse> {
+                              reading: SubscriptionReading, fresh: Bool, now: Timestamp) throws -> StagedAnswer<RPCResponse> {
         let plan: LedgerPlan
         do {
             plan = try planCharge(from: s.tip, months: charge.months, chargeId: charge.chargeId, badgeType: charge.badgeType,
@@ -142,7 +143,7 @@ extension BadgeService {
                                   newId: newEntryId)
         } catch LedgerError.periodStartAfterNow {
             // Its period has not started: nothing is granted before it does.
-            return try noGrant(s, balance: balance, subscription: reading.state, note: reading, now: now)
+            return try noGrant(s, balance: balance, subscription: reading.state, note: fresh ? reading : nil, now: now)
         } catch {
             throw BadgeServiceError.internal(detail: "planning a subscription charge: \(error)")
         }
@@ -159,7 +160,7 @@ extension BadgeService {
             guard var record = try w.subscription(id: s.record.id), record.purchaseId == purchase.id else {
                 throw StorageError.conflict(constraint: "subscription moved during a renewal check")
             }
-            try self.grantCharge(charge, of: &record, to: purchase.id, reading: reading, at: now, in: w)
+            try self.grantCharge(charge, of: &record, to: purchase.id, reading: fresh ? reading : nil, at: now, in: w)
             if charge.badgeType != purchase.badgeType { try w.setPurchaseBadgeType(purchaseId: purchase.id, charge.badgeType) }
         }
     }

@@ -69,16 +69,17 @@ extension BadgeService {
         })
     }
 
-    /// Records `charge` granted to `purchaseId` (at most once, ever) and the read it came from.
+    /// Records `charge` granted to `purchaseId` (at most once, ever) and the read it came from (nil
+    /// when the last read answered, which stays as it was).
     func grantCharge(_ charge: StoreCharge, of record: inout SubscriptionRecord, to purchaseId: Int64,
-                     reading: SubscriptionReading, at now: Timestamp, in w: any StoreWriter) throws {
+                     reading: SubscriptionReading?, at now: Timestamp, in w: any StoreWriter) throws {
         _ = try w.recordSubscriptionCharge(SubscriptionChargeRecord(charge, subscriptionId: record.id, seenAt: now))
         guard try w.grantSubscriptionCharge(subscriptionId: record.id, chargeId: charge.chargeId, at: now) else {
             throw StorageError.conflict(constraint: "subscription charge already granted")
         }
         record.purchaseId = purchaseId
         record.grantedChargeId = charge.chargeId
-        record.note(reading, at: now)
+        if let reading { record.note(reading, at: now) }
         try w.updateSubscription(record)
     }
 
