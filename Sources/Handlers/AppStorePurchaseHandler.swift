@@ -6,14 +6,12 @@ import Schema
 import Storage
 
 /// What this deployment knows of the App Store: the offline verifier (`[apple]` with
-/// `bundle_id` and `root_certificates`) and the products it prices.
+/// `bundle_id` and `root_certificates`). The products it prices are in the database (`catalog products`).
 public struct AppStoreFunding: Sendable {
     public let verifier: AppStoreVerifier
-    public let products: StoreProducts
 
-    public init(verifier: AppStoreVerifier, products: StoreProducts = .upstream) {
+    public init(verifier: AppStoreVerifier) {
         self.verifier = verifier
-        self.products = products
     }
 }
 
@@ -50,7 +48,7 @@ extension BadgeService {
             case .verified(let verified, _): transaction = verified
             }
             if s.creditedTo != nil { throw BadgeServiceError.receiptUsed }
-            guard let product = appStore.products.product(store: "apple", id: transaction.productId) else {
+            guard let product = try storeProducts().product(store: "apple", id: transaction.productId) else {
                 throw BadgeServiceError.pricing(.productUnavailable)
             }
             if transaction.kind == .autoRenewable || product.kind == .subscription {

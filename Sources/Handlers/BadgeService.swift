@@ -73,6 +73,7 @@ public final class BadgeService: Sendable {
     let configuration: Configuration
     let schema = BadgeRPCSchema.shared
     let catalog: CatalogCache
+    let products: StoreProductCache
 
     public init(store: any BadgeStore, issuer: any CredentialIssuing, clock: @escaping @Sendable () -> Timestamp,
                 newEntryId: @escaping @Sendable () -> String = randomEntryId,
@@ -90,6 +91,7 @@ public final class BadgeService: Sendable {
         self.newEntryId = newEntryId
         self.configuration = configuration
         catalog = CatalogCache(store: store, lifetime: configuration.catalogCacheSeconds, clock: clock)
+        products = StoreProductCache(store: store, lifetime: configuration.catalogCacheSeconds, clock: clock)
     }
 
     /// Answers one request body from `caller`.

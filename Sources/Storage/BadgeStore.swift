@@ -46,6 +46,8 @@ public protocol StoreReader {
     func subscriptionFunding(purchaseId: Int64) throws -> SubscriptionFunding?
     /// The charges of a subscription this service recorded, oldest period first.
     func subscriptionCharges(subscriptionId: Int64) throws -> [SubscriptionChargeRecord]
+    /// Every store product priced, by store, product and base plan.
+    func storeProducts() throws -> [StoreProduct]
 }
 
 /// Changes, inside a write transaction.
@@ -94,4 +96,8 @@ public protocol StoreWriter: StoreReader {
     func insertSubscriptionFunding(_ funding: SubscriptionFunding) throws
     /// Records that the subscription moved away from the purchase; false when it already had.
     func markSubscriptionMovedAway(purchaseId: Int64, at: Timestamp) throws -> Bool
+    /// Prices a store product, replacing what the same (store, product, base plan) granted before.
+    func setStoreProduct(_ product: StoreProduct) throws
+    /// Stops pricing a store product; false when it was not priced.
+    func removeStoreProduct(store: String, productId: String, basePlanId: String?) throws -> Bool
 }

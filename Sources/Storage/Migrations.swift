@@ -172,6 +172,31 @@ enum Migrations {
             subscription_id INTEGER NOT NULL REFERENCES badge_subscriptions (subscription_id),
             moved_away_at   INTEGER
         );
+        // Store products (issues 10 and 11): what a verified App Store or Play purchase grants,
+        // changed with `catalog set-product` / `remove-product`; seeded with the SimpleX apps' ids.
+        // base_plan_id is '' for products without base plans, so the key stays a plain constraint.
+        (6, """
+        CREATE TABLE badge_store_products (
+            store         TEXT NOT NULL CHECK (store IN ('apple', 'google')),
+            product_id    TEXT NOT NULL,
+            base_plan_id  TEXT NOT NULL,
+            badge_type    TEXT NOT NULL,
+            months        INTEGER NOT NULL CHECK (months BETWEEN 1 AND 255),
+            kind          TEXT NOT NULL CHECK (kind IN ('one-time', 'subscription')),
+            PRIMARY KEY (store, product_id, base_plan_id)
+        );
+        INSERT INTO badge_store_products (store, product_id, base_plan_id, badge_type, months, kind) VALUES ('apple', 'BADGE_SUPPORTER_01', '', 'supporter', 1, 'one-time');
+        INSERT INTO badge_store_products (store, product_id, base_plan_id, badge_type, months, kind) VALUES ('apple', 'BADGE_LEGEND_01', '', 'legend', 1, 'one-time');
+        INSERT INTO badge_store_products (store, product_id, base_plan_id, badge_type, months, kind) VALUES ('apple', 'SUBSCR_BADGE_SUPPORTER_MONTH_01', '', 'supporter', 1, 'subscription');
+        INSERT INTO badge_store_products (store, product_id, base_plan_id, badge_type, months, kind) VALUES ('apple', 'SUBSCR_BADGE_SUPPORTER_YEAR_01', '', 'supporter', 12, 'subscription');
+        INSERT INTO badge_store_products (store, product_id, base_plan_id, badge_type, months, kind) VALUES ('apple', 'SUBSCR_BADGE_LEGEND_MONTH_01', '', 'legend', 1, 'subscription');
+        INSERT INTO badge_store_products (store, product_id, base_plan_id, badge_type, months, kind) VALUES ('apple', 'SUBSCR_BADGE_LEGEND_YEAR_01', '', 'legend', 12, 'subscription');
+        INSERT INTO badge_store_products (store, product_id, base_plan_id, badge_type, months, kind) VALUES ('google', 'badge_supporter_01', '', 'supporter', 1, 'one-time');
+        INSERT INTO badge_store_products (store, product_id, base_plan_id, badge_type, months, kind) VALUES ('google', 'badge_legend_01', '', 'legend', 1, 'one-time');
+        INSERT INTO badge_store_products (store, product_id, base_plan_id, badge_type, months, kind) VALUES ('google', 'subscr_badge_supporter_01', 'subscr-badge-supporter-month-02', 'supporter', 1, 'subscription');
+        INSERT INTO badge_store_products (store, product_id, base_plan_id, badge_type, months, kind) VALUES ('google', 'subscr_badge_supporter_01', 'subscr-badge-supporter-year-01', 'supporter', 12, 'subscription');
+        INSERT INTO badge_store_products (store, product_id, base_plan_id, badge_type, months, kind) VALUES ('google', 'subscr_badge_legend_01', 'subscr-badge-legend-month-01', 'legend', 1, 'subscription');
+        INSERT INTO badge_store_products (store, product_id, base_plan_id, badge_type, months, kind) VALUES ('google', 'subscr_badge_legend_01', 'subscr-badge-legend-year-01', 'legend', 12, 'subscription');
         """),
     ]
 

@@ -303,4 +303,31 @@ struct SQLiteStoreTransaction: StoreWriter {
         try conn.query("INSERT INTO badge_receipts (receipt_hash, purchase_id) VALUES (?, ?)",
                        [.blob(hash), .integer(purchaseId)])
     }
+
+    func storeProducts() throws -> [StoreProduct] {
+        try conn.query("""
+            SELECT store, product_id, base_plan_id, badge_type, months, kind FROM badge_store_products
+            ORDER BY store, product_id, base_plan_id
+            """).map { r in
+            let kindText = try r.text(5)
+            guard let kind = StoreProduct.Kind(rawValue: kindText) else { throw StorageError.corrupt("store product kind \(kindText)") }
+            let plan = try r.text(2)
+            return StoreProduct(store: try r.text(0), productId: try r.text(1), basePlanId: plan.isEmpty ? nil : plan,
+                                badgeType: BadgeType(try r.text(3)), months: Int(try r.int(4)), kind: kind)
+        }
+    }
+
+    func setStoreProduct(_ p: StoreProduct) throws {
+        _ = try removeStoreProduct(store: p.store, productId: p.productId, basePlanId: p.basePlanId)
+        try conn.query("""
+            INSERT INTO badge_store_products (store, product_id, base_plan_id, badge_type, months, kind) VALUES (?, ?, ?, ?, ?, ?)
+            """, [.text(p.store), .text(p.productId), .text(p.basePlanId ?? ""), .text(p.badgeType.rawValue),
+                  .integer(Int64(p.months)), .text(p.kind.rawValue)])
+    }
+
+    func removeStoreProduct(store: String, productId: String, basePlanId: String?) throws -> Bool {
+        try conn.query("DELETE FROM badge_store_products WHERE store = ? AND product_id = ? AND base_plan_id = ?",
+                       [.text(store), .text(productId), .text(basePlanId ?? "")])
+        return conn.changes > 0
+    }
 }

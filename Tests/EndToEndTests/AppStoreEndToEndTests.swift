@@ -85,6 +85,47 @@ import Testing
         #expect(!service.accessLog.contains(jws.prefix(40)))
     }
 
+    @Test func storeProductsChangedByTheCatalogCommandsReachTheRunningService() throws {
+        let data = TemporaryDirectory("e2e-apple-products")
+        let pki = TemporaryDirectory("e2e-apple-products-pki")
+        try PeerPython.run(script: "appstore_peer.py", arguments: ["pki", pki.path])
+        let service = try Self.service(bundle: "chat.simplex.badges.test", roots: [pki.file("root.pem")], in: data)
+        defer { _ = service.stop() }
+        func jws(transaction: String, product: String) throws -> String {
+            let now = Int64(Date().timeIntervalSince1970) * 1000
+            let payload: JSONValue = [
+                "transactionId": .string(transaction), "originalTransactionId": .string(transaction),
+                "bundleId": "chat.simplex.badges.test", "productId": .string(product),
+                "purchaseDate": .number(JSONNumber(Int(now - 5000))), "quantity": 1, "type": "Consumable",
+                "inAppOwnershipType": "PURCHASED", "signedDate": .number(JSONNumber(Int(now))), "environment": "Production",
+            ]
+            return String(decoding: try PeerPython.run(script: "appstore_peer.py", arguments: ["sign", pki.path],
+                                                       input: Data(payload.serialized())), as: UTF8.self)
+        }
+        func cli(_ arguments: [String]) throws {
+            let result = try CLIResult.run(["catalog"] + arguments + ["--data", data.file("badge-data")], executable: try Self.release)
+            #expect(result.status == 0, "\(arguments): \(result.stderr)")
+        }
+        // A product added while the service runs is priced within the cache's second, for what it grants.
+        try cli(["set-product", "--store", "apple", "--product", "BADGE_LEGEND_03", "--type", "legend", "--months", "3",
+                 "--kind", "one-time"])
+        Thread.sleep(forTimeInterval: 1.1)
+        let added = try Self.purchase(service, jws: try jws(transaction: "2000000900000101", product: "BADGE_LEGEND_03"),
+                                      key: Ed25519PrivateKey(), masterKey: SecureRandom.bytes(32))
+        guard case .badgeCredential(let credential, let statement, _, _)? = added.response else {
+            Issue.record("not a credential: \(added.text)")
+            return
+        }
+        #expect(credential?.badgeType == .legend)
+        #expect(statement.entries.map(\.changeMonths) == [3, -1])
+        // A product removed is product_unavailable from then on, and nothing is credited.
+        try cli(["remove-product", "--store", "apple", "--product", "BADGE_SUPPORTER_01"])
+        Thread.sleep(forTimeInterval: 1.1)
+        let removed = try Self.purchase(service, jws: try jws(transaction: "2000000900000102", product: "BADGE_SUPPORTER_01"),
+                                        key: Ed25519PrivateKey(), masterKey: SecureRandom.bytes(32))
+        #expect(removed.status == 404 && removed.response?.errorCode == .productUnavailable, "\(removed.text)")
+    }
+
     @Test func everyVariantOfTheDifferentialCorpusIsAnsweredInItsClassOverHTTP() throws {
         let output = try PeerPython.run(script: "appstore_peer.py", arguments: ["corpus"])
         let document = try JSONValue.parse(Array(output))

@@ -1,3 +1,4 @@
+import Ledger
 import BadgeCore
 import Crypto
 import Foundation
@@ -170,6 +171,39 @@ import Testing
         #expect(after.contains("legend  6500 usd/month  active"))
         #expect(after.contains("6 months, 15% off  price any  disabled"))
     }
-}
 
-import Ledger
+    @Test func storeProductCommands() throws {
+        let data = try initializedData()
+        let listed = try run(["catalog", "products", "--data", data]).stdout.split(separator: "\n").map(String.init)
+        #expect(listed.count == 12)
+        #expect(listed.contains("apple  SUBSCR_BADGE_LEGEND_YEAR_01  legend  12 months  subscription"))
+        #expect(listed.contains("google  subscr_badge_supporter_01  base plan subscr-badge-supporter-month-02  supporter  1 month  subscription"))
+
+        let set = try run(["catalog", "set-product", "--store", "apple", "--product", "BADGE_LEGEND_03", "--type", "legend",
+                           "--months", "3", "--kind", "one-time", "--data", data])
+        #expect(set.status == 0, "\(set.stderr)")
+        #expect(try run(["catalog", "products", "--data", data]).stdout.contains("apple  BADGE_LEGEND_03  legend  3 months  one-time"))
+        #expect(try run(["catalog", "remove-product", "--store", "apple", "--product", "BADGE_LEGEND_03", "--data", data]).status == 0)
+        #expect(try !run(["catalog", "products", "--data", data]).stdout.contains("BADGE_LEGEND_03"))
+
+        // Each refusal is one line naming the option at fault, and changes nothing.
+        let refusals: [([String], String)] = [
+            (["--store", "amazon", "--product", "x", "--type", "legend", "--months", "1", "--kind", "one-time"], "--store"),
+            (["--store", "google", "--product", "subscr_x", "--type", "legend", "--months", "1", "--kind", "subscription"], "--base-plan is required"),
+            (["--store", "apple", "--product", "X", "--base-plan", "p", "--type", "legend", "--months", "1", "--kind", "subscription"], "--base-plan applies only"),
+            (["--store", "google", "--product", "Badge", "--type", "legend", "--months", "1", "--kind", "one-time"], "--product"),
+            (["--store", "google", "--product", "subscr_other", "--base-plan", "subscr-badge-legend-year-01", "--type", "legend",
+              "--months", "12", "--kind", "subscription"], "already sold under product subscr_badge_legend_01"),
+            (["--store", "apple", "--product", "X", "--type", "gold", "--months", "1", "--kind", "one-time"], "--type"),
+            (["--store", "apple", "--product", "X", "--type", "legend", "--months", "1", "--kind", "forever"], "--kind"),
+        ]
+        for (arguments, expected) in refusals {
+            let refused = try run(["catalog", "set-product"] + arguments + ["--data", data])
+            #expect(refused.status != 0 && refused.stderr.contains(expected), "\(arguments): \(refused.stderr)")
+            #expect(refused.stderr.split(separator: "\n").count == 1)
+        }
+        let missing = try run(["catalog", "remove-product", "--store", "apple", "--product", "NOPE", "--data", data])
+        #expect(missing.status != 0 && missing.stderr.contains("no apple product NOPE is priced"))
+        #expect(try run(["catalog", "products", "--data", data]).stdout.split(separator: "\n").count == 12)
+    }
+}

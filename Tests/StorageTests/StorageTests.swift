@@ -25,6 +25,24 @@ import Testing
         #expect(store.readiness() == .ready)
     }
 
+    @Test func storeProductsAreSeededWithTheUpstreamIdsAndChangeInPlace() throws {
+        let store = try open()
+        // The migration's SQL and the Swift list name the same products.
+        #expect(Set(try store.read { try $0.storeProducts() }) == Set(StoreProducts.upstream.products))
+        let changed = StoreProduct(store: "google", productId: "subscr_badge_legend_01", basePlanId: "subscr-badge-legend-year-01",
+                                   badgeType: .legend, months: 6, kind: .subscription)
+        try store.write { try $0.setStoreProduct(changed) }
+        let after = StoreProducts(try store.read { try $0.storeProducts() })
+        #expect(after.products.count == StoreProducts.upstream.products.count)
+        #expect(after.plan(store: "google", productId: "subscr_badge_legend_01", basePlanId: "subscr-badge-legend-year-01") == changed)
+        // A product without a base plan is not found as one with, and the other way round.
+        #expect(after.product(store: "google", id: "subscr_badge_legend_01") == nil)
+        #expect(after.product(store: "google", id: "badge_legend_01")?.months == 1)
+        #expect(try store.write { try $0.removeStoreProduct(store: "apple", productId: "BADGE_LEGEND_01", basePlanId: nil) })
+        #expect(try !store.write { try $0.removeStoreProduct(store: "apple", productId: "BADGE_LEGEND_01", basePlanId: nil) })
+        #expect(StoreProducts(try store.read { try $0.storeProducts() }).product(store: "apple", id: "BADGE_LEGEND_01") == nil)
+    }
+
     @Test func catalogRoundTrip() throws {
         let store = try open()
         let price = BadgePrice(priceId: "p1", badgeType: .legend, monthPrice: 7000, currency: "usd", status: .deprecated, createdAt: t0)

@@ -2,7 +2,7 @@ import BadgeCore
 import Handlers
 import Storage
 
-/// `badge-service catalog list | add-price | add-offer | deprecate ID | disable ID`.
+/// `badge-service catalog list | add-price | add-offer | deprecate ID | disable ID | products | set-product | remove-product`.
 enum CatalogCommand {
     static let help = """
         Usage: badge-service catalog <subcommand> [--config FILE] [--data DIR]
@@ -15,19 +15,51 @@ enum CatalogCommand {
                                                  a discounted duration, for one price or any
           deprecate ID                           still sent and accepted at invoice creation
           disable ID                             omitted from the catalog and refused
-          products                               the store products priced: product id, badge, months, kind
+          products                               the App Store and Google Play products priced: store,
+                                                 product id, base plan, badge, months, kind
+          set-product --store apple|google --product ID [--base-plan ID] --type T --months M
+                      --kind one-time|subscription
+                                                 prices a store product (or changes what it grants);
+                                                 --base-plan for each Google Play subscription base plan
+          remove-product --store apple|google --product ID [--base-plan ID]
+                                                 stops pricing it: a purchase of it is then
+                                                 product_unavailable; credited months stay
+        The service reads store products and catalog changes within a second, without a restart.
         """
 
     static func run(_ args: inout CommandLineArguments, environment: [String: String], output: CommandOutput) throws {
         if args.wantsHelp() { output.out(help); return }
-        let sub = try args.requiredPositional("catalog subcommand (list, add-price, add-offer, deprecate, disable, products)")
+        let sub = try args.requiredPositional("catalog subcommand (list, add-price, add-offer, deprecate, disable, products, set-product, remove-product)")
         let common = try CommonOptions.parse(&args, environment: environment)
         switch sub {
         case "products":
             try args.finish()
-            for p in StoreProducts.upstream.products {
-                output.out("\(p.store)  \(p.productId)  \(p.badgeType)  \(p.months) month\(p.months == 1 ? "" : "s")  \(p.kind.rawValue)")
+            let store = try common.openStore()
+            for p in try store.read({ try $0.storeProducts() }) { output.out(StoreProductAdmin.describe(p)) }
+        case "set-product":
+            let storeName = try args.required("store")
+            let productId = try args.required("product")
+            let basePlan = try args.option("base-plan")
+            let type = try args.required("type")
+            guard let months = try args.int("months", in: 1...255) else { throw UsageError("--months is required") }
+            let kindText = try args.required("kind")
+            try args.finish()
+            guard let kind = StoreProduct.Kind(rawValue: kindText) else {
+                throw UsageError("--kind must be one-time or subscription, not '\(kindText)'")
             }
+            let product = StoreProduct(store: storeName, productId: productId, basePlanId: basePlan, badgeType: BadgeType(type),
+                                       months: months, kind: kind)
+            let store = try common.openStore()
+            try StoreProductAdmin(store: store).set(product)
+            output.out(StoreProductAdmin.describe(product))
+        case "remove-product":
+            let storeName = try args.required("store")
+            let productId = try args.required("product")
+            let basePlan = try args.option("base-plan")
+            try args.finish()
+            let store = try common.openStore()
+            try StoreProductAdmin(store: store).remove(store: storeName, productId: productId, basePlanId: basePlan)
+            output.out("\(storeName) \(productId)\(basePlan.map { " base plan \($0)" } ?? "") removed")
         case "list":
             try args.finish()
             let store = try common.openStore()
