@@ -5,20 +5,18 @@ import Ledger
 import Schema
 import Storage
 
-/// What this deployment knows of Google Play: the Publisher API client (`[google]`), the
-/// products and base plans it prices, and the purchase path's budget of subscription checks.
+/// What this deployment knows of Google Play: the Publisher API client (`[google]`) and the
+/// purchase path's budget of subscription checks. The products and base plans it prices are in
+/// the database (`catalog products`).
 public struct GooglePlayFunding: Sendable {
     public let client: GooglePlayClient
-    public let products: PlayProductMap
     /// Whether Play's test purchases (license testers) are credited: `[development] credit_test_purchases`.
     public let creditsTestPurchases: Bool
     /// Shared by every request: at most 300 Play subscription checks a minute on the purchase path.
     public let subscriptionChecks: PlayCheckLimiter
 
-    public init(client: GooglePlayClient, products: PlayProductMap = .upstream, creditsTestPurchases: Bool = false,
-                subscriptionChecks: PlayCheckLimiter) {
+    public init(client: GooglePlayClient, creditsTestPurchases: Bool = false, subscriptionChecks: PlayCheckLimiter) {
         self.client = client
-        self.products = products
         self.creditsTestPurchases = creditsTestPurchases
         self.subscriptionChecks = subscriptionChecks
     }
@@ -46,11 +44,12 @@ extension BadgeService {
         } catch {
             throw report(error)
         }
-        if googlePlay.products.subscriptions[productId] != nil {
+        let products = try storeProducts().playMap
+        if products.subscriptions[productId] != nil {
             return try purchaseByPlaySubscription(key: key, masterKey: masterKey, productId: productId, token: token,
                                                   googlePlay: googlePlay, now: now)
         }
-        guard let grant = googlePlay.products.oneTime[productId] else {
+        guard let grant = products.oneTime[productId] else {
             // Neither a one-time product nor a subscription this service prices; Play's answer
             // could change nothing of that, so it is not asked.
             throw BadgeServiceError.pricing(.productUnavailable)
@@ -133,6 +132,24 @@ extension BadgeService {
         default: configuration.reportProviderFailure("google: \(refusal)")
         }
         return error
+    }
+}
+
+extension StoreProducts {
+    /// The Google Play products as the Play verdicts read them: one-time products by id,
+    /// subscription base plans by product and base plan.
+    public var playMap: PlayProductMap {
+        var oneTime: [String: PlayGrant] = [:]
+        var subscriptions: [String: [String: PlayGrant]] = [:]
+        for p in of("google") {
+            let grant = PlayGrant(badgeType: p.badgeType, months: p.months)
+            switch (p.kind, p.basePlanId) {
+            case (.subscription, let plan?): subscriptions[p.productId, default: [:]][plan] = grant
+            case (.oneTime, nil): oneTime[p.productId] = grant
+            default: continue  // refused by `catalog set-product`; never sold half-described
+            }
+        }
+        return PlayProductMap(oneTime: oneTime, subscriptions: subscriptions)
     }
 }
 

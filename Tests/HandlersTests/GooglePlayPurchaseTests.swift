@@ -188,6 +188,29 @@ import Testing
     }
 
     /// Grammar refusals, an unpriced product, a key holding a badge: answered before Play is asked.
+    @Test func theProductsComeFromTheDatabaseAsCatalogCommandsLeaveThem() throws {
+        // The seeded table reads as the upstream map the verdicts were written against.
+        #expect(StoreProducts.upstream.playMap == PlayProductMap.upstream)
+        let fake = FakeGoogle()
+        let token = "pabeldfhmkjnhppdkmgapcfg.AO-J1OwOneTime_9"
+        let legend3 = Self.purchase([:]).replacingOccurrences(of: "GPA.1", with: "GPA.9")
+        fake.script("GET", Self.route(token, product: "badge_legend_03"), .json(200, legend3))
+        fake.script("POST", Self.route(token, product: "badge_legend_03") + ":acknowledge", .json(200, ""))
+        try fake.serve { base in
+            let h = try Self.harness(fake, base)
+            try StoreProductAdmin(store: h.store).remove(store: "google", productId: Self.product, basePlanId: nil)
+            try StoreProductAdmin(store: h.store).set(StoreProduct(store: "google", productId: "badge_legend_03", badgeType: .legend,
+                                                                   months: 3, kind: .oneTime))
+            h.clock.now = h.clock.now.adding(seconds: 2)  // past the products cache
+            // A product no longer priced is refused without asking Play.
+            #expect(Self.buy(h, token: "pabeldfhmkjnhppdkmgapcfg.AO-J1OwRemoved").error == .productUnavailable)
+            #expect(fake.apiCalls.isEmpty)
+            let added = Self.buy(h, token: token, product: "badge_legend_03")
+            #expect(added.statement?.entries.map(\.changeMonths) == [3, -1], "\(added.response)")
+            #expect(added.credential?.badgeType == .legend)
+        }
+    }
+
     @Test func refusalsBeforeAnyCall() throws {
         let fake = FakeGoogle()
         try fake.serve { base in

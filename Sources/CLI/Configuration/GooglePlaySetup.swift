@@ -14,7 +14,7 @@ extension GooglePlaySettings {
         let endpoint = GooglePlayEndpoint(packageName: package, apiURL: apiURL ?? GooglePlayEndpoint.defaultAPIURL,
                                           tokenURL: tokenURL ?? GooglePlayEndpoint.defaultTokenURL,
                                           timeoutSeconds: Double(timeout), maxResponseBytes: maxResponseBytes)
-        return GooglePlayFunding(client: GooglePlayClient(endpoint: endpoint, key: key), products: .upstream,
+        return GooglePlayFunding(client: GooglePlayClient(endpoint: endpoint, key: key),
                                  creditsTestPurchases: creditsTestPurchases, subscriptionChecks: PlayCheckLimiter(clock: clock))
     }
 
