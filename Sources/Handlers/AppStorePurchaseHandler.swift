@@ -106,7 +106,7 @@ extension BadgeService {
             throw BadgeServiceError(refusal)
         case .verified(let verified, _): transaction = verified
         }
-        guard let product = appStore.products.product(store: "apple", id: transaction.productId) else {
+        guard let product = try storeProducts().product(store: "apple", id: transaction.productId) else {
             throw BadgeServiceError.pricing(.productUnavailable)
         }
         return (transaction, product)

@@ -172,6 +172,7 @@ enum Migrations {
             subscription_id INTEGER NOT NULL REFERENCES badge_subscriptions (subscription_id),
             moved_away_at   INTEGER
         );
+        """),
         // Store products (issues 10 and 11): what a verified App Store or Play purchase grants,
         // changed with `catalog set-product` / `remove-product`; seeded with the SimpleX apps' ids.
         // base_plan_id is '' for products without base plans, so the key stays a plain constraint.
