@@ -44,8 +44,17 @@ import Testing
         }
     }
 
-    @Test(arguments: [UInt64(1), 11, 99, 2026])
-    func monthsOfRandomStoreAnswersKeepTheReplicaValid(seed: UInt64) throws {
+    @Test(arguments: [UInt64(1), 11, 2026])
+    func monthsOfRandomStoreAnswersKeepTheReplicaValid(seed: UInt64) async throws {
+        // Hundreds of requests: on a thread of their own, so the test pool's few threads stay free.
+        let problems = try await onOwnThread { try Self.simulate(seed: seed) }
+        #expect(problems == [])
+    }
+
+    /// Runs the simulation; what went wrong, one line each (empty when nothing did).
+    static func simulate(seed: UInt64) throws -> [String] {
+        var problems: [String] = []
+        func check(_ ok: Bool, _ problem: @autoclosure () -> String) { if !ok { problems.append(problem()) } }
         var rng = SplitMix64(seed: seed)
         let s = try SubscriptionHarness(at: at(2026, 1, 5))
         var world = World()
@@ -55,8 +64,8 @@ import Testing
         s.apple.answer("sim", world.reading(at: s.now))
         let key = Ed25519PrivateKey()
         let bought = try s.purchase("sim", by: key, masterKey: SecureRandom.bytes(32))
-        var replica = try #require(bought.entries)
-        #expect(checkLedger(replica, purchaseBadgeType: .supporter) == nil)
+        guard var replica = bought.entries else { return ["the purchase was refused: \(bought)"] }
+        check(checkLedger(replica, purchaseBadgeType: .supporter) == nil, "the purchase's rows do not re-derive")
 
         for step in 0..<80 {
             let days = rng.int(1...(rng.chance(15) ? 50 : 12))  // now and then the client stays away for weeks
@@ -74,25 +83,26 @@ import Testing
             for _ in 0..<(rng.chance(30) ? 2 : 1) {
                 let out = s.issue(by: key, asserting: replica[replica.count - 1])
                 if out.error != nil {
-                    #expect([.providerUnavailable, .internal].contains(out.error!), "step \(step): \(out.response)")
-                    #expect(out.error != .internal, "step \(step): internal")
+                    check(out.error == .providerUnavailable, "step \(step): \(out.response)")
                     continue
                 }
-                #expect(out.response.subscriptionState != nil, "step \(step): no subscription")
-                let statement = try #require(out.statement)
-                #expect(statement.previousEntryId == replica.last?.entryId, "step \(step): the statement does not attach")
-                #expect(checkLedger(statement.entries, after: replica.last, purchaseBadgeType: .supporter) == nil,
-                        "step \(step): \(String(describing: checkLedger(statement.entries, after: replica.last, purchaseBadgeType: .supporter)))")
+                check(out.response.subscriptionState != nil, "step \(step): no subscription")
+                guard let statement = out.statement else { return problems + ["step \(step): no statement"] }
+                check(statement.previousEntryId == replica.last?.entryId, "step \(step): the statement does not attach")
+                let violation = checkLedger(statement.entries, after: replica.last, purchaseBadgeType: .supporter)
+                check(violation == nil, "step \(step): \(String(describing: violation))")
                 replica += statement.entries
                 s.now = s.now.adding(seconds: Int64(rng.int(0...1_800)))
             }
-            #expect(try s.checkedLedger(of: key) == replica, "step \(step): replica and ledger differ")
+            let ledger = try s.h.store.read { r in try r.ledger(purchaseId: try r.purchase(key: key.publicKey.purchaseKeyText)!.id) }
+            check(ledger == replica, "step \(step): replica and ledger differ")
             let credited = replica.compactMap { e -> String? in
                 if case .credit(.charge(let id)) = e.entryType { return id }
                 return nil
             }
-            #expect(Set(credited).count == credited.count, "step \(step): a charge credited twice: \(credited)")
+            check(Set(credited).count == credited.count, "step \(step): a charge credited twice: \(credited)")
             if world.ended && !world.down { break }
         }
+        return problems
     }
 }
