@@ -82,11 +82,14 @@ extension BadgeService {
         let catalog = try self.catalog.current()
         let purchaseKey = key.purchaseKeyText
         // A key whose only record is an invoice (getBadgeInvoice) holds no months yet.
-        let rows = try store.read { r -> [LedgerEntry]? in
-            if let purchase = try r.purchase(key: purchaseKey) { return try r.ledger(purchaseId: purchase.id) }
-            return try r.invoices(purchaseKey: purchaseKey).isEmpty ? nil : []
+        let tail = try store.read { r -> LedgerTail? in
+            if let purchase = try r.purchase(key: purchaseKey) {
+                return try r.ledgerTail(purchaseId: purchase.id, asserting: nil,
+                                        completeHistoryLimit: Statement.completeHistoryLimit)
+            }
+            return try r.invoices(purchaseKey: purchaseKey).isEmpty ? nil : LedgerTail(count: 0, rows: [])
         }
-        guard let rows else { throw BadgeServiceError.unknownPurchaseKey }
-        return .badgeCatalog(catalog: catalog, badgeStatement: statement(of: rows, asserting: nil).statement)
+        guard let tail else { throw BadgeServiceError.unknownPurchaseKey }
+        return .badgeCatalog(catalog: catalog, badgeStatement: statement(of: tail, asserting: nil).statement)
     }
 }

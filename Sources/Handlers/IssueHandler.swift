@@ -17,10 +17,11 @@ extension BadgeService {
             return try issueSubscriptionBadge(purchase: purchase, funding: funding, balance: balance, now: now)
         }
         return try conditionalWrite(read: { r in
-            (rows: try r.ledger(purchaseId: purchase.id), latest: try r.latestIssuance(purchaseId: purchase.id))
+            (tail: try r.ledgerTail(purchaseId: purchase.id, asserting: balance.lastEntry.entryId,
+                                    completeHistoryLimit: Statement.completeHistoryLimit),
+             latest: try r.latestIssuance(purchaseId: purchase.id))
         }, decide: { snapshot in
-            let rows = snapshot.rows
-            let tip = rows.last ?? .emptyEntry(at: purchase.createdAt, badgeType: purchase.badgeType)
+            let tip = snapshot.tail.tip ?? .emptyEntry(at: purchase.createdAt, badgeType: purchase.badgeType)
             let plan = planIssue(from: tip, at: now, newId: newEntryId)
             var credential: BadgeCredential?
             if let period = plan.issued {
@@ -28,12 +29,12 @@ extension BadgeService {
             } else if let latest = snapshot.latest, isPeriodCurrent(periodEnd: latest.periodEnd, at: now) {
                 credential = latest.credential(masterKey: purchase.masterKey)
             }
-            let answer = statement(of: rows + plan.rows, asserting: balance.lastEntry)
+            let answer = statement(of: snapshot.tail.appending(plan.rows), asserting: balance.lastEntry)
             let response = RPCResponse.badgeCredential(credential: credential, statement: answer.statement, receipt: nil,
                                                        subscription: nil)
             guard !plan.rows.isEmpty else { return .answer(response) }
             return .answer(response) { w in
-                try w.appendLedger(purchaseId: purchase.id, expectedCount: rows.count, entries: plan.rows)
+                try w.appendLedger(purchaseId: purchase.id, expectedCount: snapshot.tail.count, entries: plan.rows)
                 if let period = plan.issued, let credential {
                     try w.insertIssuance(IssuanceRecord(period: period, purchaseId: purchase.id, credential: credential))
                 }

@@ -59,15 +59,17 @@ extension BadgeService {
         })
     }
 
-    /// A purchase's latest credential (unless `credential` is false) and its whole ledger, from
-    /// the record, with the `subscription` of a purchase a store subscription funds.
+    /// A purchase's latest credential (unless `credential` is false) and its ledger (the whole
+    /// history, or past ``Statement/completeHistoryLimit`` rows one opening credit), from the
+    /// record, with the `subscription` of a purchase a store subscription funds.
     func replay(_ purchase: PurchaseRecord, receipt: String? = nil, credential: Bool = true,
                 subscription: SubscriptionState? = nil) throws -> RPCResponse {
-        let (rows, issuance) = try store.read { r in
-            (try r.ledger(purchaseId: purchase.id), try r.latestIssuance(purchaseId: purchase.id))
+        let (tail, issuance) = try store.read { r in
+            (try r.ledgerTail(purchaseId: purchase.id, asserting: nil, completeHistoryLimit: Statement.completeHistoryLimit),
+             try r.latestIssuance(purchaseId: purchase.id))
         }
         return .badgeCredential(credential: credential ? issuance.map { $0.credential(masterKey: purchase.masterKey) } : nil,
-                                statement: Statement(entries: rows), receipt: receipt, subscription: subscription)
+                                statement: statement(of: tail, asserting: nil).statement, receipt: receipt, subscription: subscription)
     }
 
     /// Signs the credential for an issued period.

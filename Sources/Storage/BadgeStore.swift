@@ -23,6 +23,10 @@ public protocol StoreReader {
     func purchase(id: Int64) throws -> PurchaseRecord?
     /// The purchase's ledger, oldest row first.
     func ledger(purchaseId: Int64) throws -> [LedgerEntry]
+    /// The end of the purchase's ledger a statement answering an assertion of
+    /// `assertedEntryId` needs (``LedgerTail/firstPosition(count:assertedPosition:completeHistoryLimit:)``),
+    /// read by index: its cost follows the rows answered, not the history's length.
+    func ledgerTail(purchaseId: Int64, asserting assertedEntryId: String?, completeHistoryLimit: Int) throws -> LedgerTail
     /// The issuance whose period ends last, if any.
     func latestIssuance(purchaseId: Int64) throws -> IssuanceRecord?
     func code(hash: [UInt8]) throws -> CodeRecord?

@@ -125,17 +125,42 @@ struct SQLiteStoreTransaction: StoreWriter {
 
     // MARK: ledger
 
+    private static let ledgerColumns = """
+        entry_id, change_months, balance_months, balance_start_ts, balance_anchor_ts, balance_badge_type,
+        was_paused_since, created_at, entry_kind, entry_reason, invoice_id, charge_id, other_purchase_key
+        """
+
     func ledger(purchaseId: Int64) throws -> [LedgerEntry] {
-        try conn.query("""
-            SELECT entry_id, change_months, balance_months, balance_start_ts, balance_anchor_ts, balance_badge_type,
-                   was_paused_since, created_at, entry_kind, entry_reason, invoice_id, charge_id, other_purchase_key
-            FROM badge_ledger WHERE purchase_id = ? ORDER BY seq
-            """, [.integer(purchaseId)]).map(LedgerRowCoding.entry)
+        try conn.query("SELECT \(Self.ledgerColumns) FROM badge_ledger WHERE purchase_id = ? ORDER BY seq",
+                       [.integer(purchaseId)]).map(LedgerRowCoding.entry)
+    }
+
+    func ledgerTail(purchaseId: Int64, asserting assertedEntryId: String?, completeHistoryLimit: Int) throws -> LedgerTail {
+        let count = try ledgerCount(purchaseId: purchaseId)
+        // entry_id is UNIQUE (its own index); the purchase must match, or the entry is not ours.
+        let asserted = try assertedEntryId.flatMap { id in
+            try conn.query("SELECT seq FROM badge_ledger WHERE entry_id = ? AND purchase_id = ?",
+                           [.text(id), .integer(purchaseId)]).first?.int(0)
+        }
+        let first = LedgerTail.firstPosition(count: count, assertedPosition: asserted.map { Int($0) },
+                                             completeHistoryLimit: completeHistoryLimit)
+        let rows = try conn.query("SELECT \(Self.ledgerColumns) FROM badge_ledger WHERE purchase_id = ? AND seq >= ? ORDER BY seq",
+                                  [.integer(purchaseId), .integer(Int64(first))]).map(LedgerRowCoding.entry)
+        guard rows.count == max(0, count - first + 1) else {
+            throw StorageError.corrupt("ledger of purchase \(purchaseId) is not numbered 1…\(count)")
+        }
+        return LedgerTail(count: count, rows: rows)
+    }
+
+    /// Rows in the purchase's ledger: its last `seq`, since `appendLedger` numbers rows 1, 2, …
+    /// (a seek on the primary key, where `COUNT(*)` walked every row).
+    private func ledgerCount(purchaseId: Int64) throws -> Int {
+        Int(try conn.query("SELECT MAX(seq) FROM badge_ledger WHERE purchase_id = ?", [.integer(purchaseId)])
+            .first?.optionalInt(0) ?? 0)
     }
 
     func appendLedger(purchaseId: Int64, expectedCount: Int, entries: [LedgerEntry]) throws {
-        let count = try conn.query("SELECT COUNT(*) FROM badge_ledger WHERE purchase_id = ?", [.integer(purchaseId)])
-            .first?.int(0) ?? 0
+        let count = try ledgerCount(purchaseId: purchaseId)
         guard count == expectedCount else { throw StorageError.conflict(constraint: "ledger tip moved") }
         for (i, e) in entries.enumerated() {
             // (purchase_id, seq) is the primary key, so a second writer from the same tip fails here too.

@@ -190,6 +190,33 @@ import Testing
         #expect(catalog.prices.count == 2)
         #expect(statement?.entries == (try h.ledger(of: key)))
     }
+
+    /// Past Statement.completeHistoryLimit rows, an answer that attaches to nothing (an unknown
+    /// assertion, the signed catalog) is one opening credit restating the tip; what follows a
+    /// held entry is still answered whole.
+    @Test func pastTheLimitAnUnattachedStatementIsOneOpeningCredit() throws {
+        let (key, first) = try funded(months: 3)
+        let admin = LedgerAdmin(store: h.store, clock: h.clock.function)
+        for _ in 0..<(Statement.completeHistoryLimit - 2) { _ = try admin.creditSupport(key.publicKey.purchaseKeyText, months: 1) }
+        var unknown = first
+        unknown.entryId = "not-held"
+        let atLimit = try h.ledger(of: key)
+        #expect(atLimit.count == Statement.completeHistoryLimit)
+        #expect(h.issue(by: key, asserting: unknown).statement == Statement(entries: atLimit))
+
+        _ = try admin.creditSupport(key.publicKey.purchaseKeyText, months: 1)
+        let rows = try h.ledger(of: key)
+        let tip = try #require(rows.last)
+        let out = h.issue(by: key, asserting: unknown)
+        #expect(out.credential != nil)
+        #expect(out.statement == Statement(entries: [tip.openingRestatement]))
+        #expect(h.send(.getBadgeCatalog, by: key).statement == Statement(entries: [tip.openingRestatement]))
+        // The client holds the opening now: nothing follows it.
+        #expect(h.issue(by: key, asserting: tip.openingRestatement).statement == Statement(entries: [], previousEntryId: tip.entryId))
+        // An old held entry still gets everything after it.
+        #expect(h.issue(by: key, asserting: first).statement
+                == Statement(entries: Array(rows[(rows.firstIndex(of: first)! + 1)...]), previousEntryId: first.entryId))
+    }
 }
 
 @Suite struct AdminTests {

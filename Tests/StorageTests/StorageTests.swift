@@ -95,6 +95,32 @@ import Testing
         #expect(try store.read { try $0.ledger(purchaseId: p.id) } == rows)
     }
 
+    /// The indexed tail read holds what the rule picks from the whole ledger, for every
+    /// assertion (each held row, an id of another purchase, none) and limit.
+    @Test func ledgerTailReadsWhatTheRulePicksFromTheWholeLedger() throws {
+        let store = try open()
+        let p = try store.write { try $0.insertPurchase(key: "K", masterKey: [1], badgeType: .supporter, at: t0) }
+        let other = try store.write { try $0.insertPurchase(key: "L", masterKey: [2], badgeType: .supporter, at: t0) }
+        let rows = (1...12).map { i in entry("e\(i)", change: 1, balance: i, type: .credit(.support), at: t0.adding(seconds: Int64(i))) }
+        try store.write { try $0.appendLedger(purchaseId: p.id, expectedCount: 0, entries: rows) }
+        try store.write { try $0.appendLedger(purchaseId: other.id, expectedCount: 0, entries: [entry("x1", change: 1, balance: 1, type: .credit(.code), at: t0)]) }
+        let whole = try store.read { try $0.ledger(purchaseId: p.id) }
+        for limit in [0, 5, 12, 100] {
+            for asserted in [nil, "x1", "absent"] + rows.map(\.entryId) {
+                let tail = try store.read { try $0.ledgerTail(purchaseId: p.id, asserting: asserted, completeHistoryLimit: limit) }
+                #expect(tail == LedgerTail(of: whole, asserting: asserted, completeHistoryLimit: limit), "limit \(limit), asserted \(asserted ?? "-")")
+            }
+        }
+        let empty = try store.write { try $0.insertPurchase(key: "M", masterKey: [3], badgeType: .supporter, at: t0) }
+        #expect(try store.read { try $0.ledgerTail(purchaseId: empty.id, asserting: nil, completeHistoryLimit: 0) } == LedgerTail(count: 0, rows: []))
+        // The append's tip check counts by the last seq: a stale count is refused, the right one lands.
+        #expect(throws: StorageError.conflict(constraint: "ledger tip moved")) {
+            try store.write { try $0.appendLedger(purchaseId: p.id, expectedCount: 11, entries: [entry("e13", change: 1, balance: 13, type: .credit(.support), at: t0)]) }
+        }
+        try store.write { try $0.appendLedger(purchaseId: p.id, expectedCount: 12, entries: [entry("e13", change: 1, balance: 13, type: .credit(.support), at: t0)]) }
+        #expect(try store.read { try $0.ledgerTail(purchaseId: p.id, asserting: nil, completeHistoryLimit: 0) }.count == 13)
+    }
+
     @Test func ledgerAppendIsConditionalOnTheTip() throws {
         let store = try open()
         let p = try store.write { try $0.insertPurchase(key: "K", masterKey: [1], badgeType: .supporter, at: t0) }
