@@ -5,9 +5,11 @@ import Ledger
 public final class SQLiteBadgeStore: BadgeStore {
     public let database: SQLiteDatabase
 
-    /// Opens (creating and migrating if needed) the database file at `path`; see ``SQLiteDatabase/init(path:busyTimeoutMilliseconds:readerCount:)``.
-    public init(path: String, busyTimeoutMilliseconds: Int = SQLiteDatabase.defaultBusyTimeoutMilliseconds, readerCount: Int = 2) throws {
-        database = try SQLiteDatabase(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds, readerCount: readerCount)
+    /// Opens (creating and migrating if needed) the database file at `path`; see ``SQLiteDatabase/init(path:busyTimeoutMilliseconds:readerCount:checkpointPages:)``.
+    public init(path: String, busyTimeoutMilliseconds: Int = SQLiteDatabase.defaultBusyTimeoutMilliseconds, readerCount: Int = 2,
+                checkpointPages: Int32 = SQLiteDatabase.defaultCheckpointPages) throws {
+        database = try SQLiteDatabase(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds, readerCount: readerCount,
+                                      checkpointPages: checkpointPages)
     }
 
     public func read<T>(_ body: (any StoreReader) throws -> T) throws -> T {

@@ -108,6 +108,27 @@ final class SQLiteConnection {
     /// Rows changed by the last statement.
     var changes: Int { Int(sqlite3_changes(handle)) }
 
+    /// Kept alive as long as the connection, whose WAL hook points at it.
+    private var walHookTarget: WALCheckpointer?
+
+    /// Hands each commit's WAL size to `checkpointer` instead of checkpointing in the commit:
+    /// the hook replaces SQLite's automatic checkpoint on this connection.
+    func checkpointInBackground(_ checkpointer: WALCheckpointer) {
+        walHookTarget = checkpointer
+        sqlite3_wal_hook(handle, { context, _, _, pages in
+            guard let context else { return SQLITE_OK }
+            Unmanaged<WALCheckpointer>.fromOpaque(context).takeUnretainedValue().committed(walPages: pages)
+            return SQLITE_OK
+        }, Unmanaged.passUnretained(checkpointer).toOpaque())
+    }
+
+    /// Copies what it can of the log into the database file without waiting for readers or
+    /// the writer (`SQLITE_CHECKPOINT_PASSIVE`).
+    func checkpointPassive() throws {
+        let rc = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+        guard rc == SQLITE_OK else { throw error(rc) }
+    }
+
     private func prepared(_ sql: String) throws -> OpaquePointer {
         if let stmt = statements[sql] { return stmt }
         var stmt: OpaquePointer?

@@ -8,7 +8,8 @@ import Locking
 /// serialised by a lock inside the process and by SQLite's write lock across processes
 /// (the CLI may write while the server runs). Reads use a fixed pool of read-only connections,
 /// opened and tried at start so a failure shows there and not on a later request; WAL lets them
-/// run beside the writer. A read waits for a free reader rather than opening another.
+/// run beside the writer. A read waits for a free reader rather than opening another. The log is
+/// checkpointed in the background past `checkpointPages`, not in a request's commit (``WALCheckpointer``).
 ///
 /// `@unchecked Sendable`: the writer connection is used only under `writeLock` (held for a whole
 /// transaction), and the pool of readers only inside its box (a reader taken from it is used by
@@ -18,23 +19,32 @@ public final class SQLiteDatabase: @unchecked Sendable {
     /// seconds a client waits, since past it the service answers a retryable error.
     public static let defaultBusyTimeoutMilliseconds = 1_000
 
+    /// WAL pages past which a commit has the log checkpointed in the background (SQLite's own
+    /// automatic checkpoint default, which no longer runs in the commit).
+    public static let defaultCheckpointPages: Int32 = 1_000
+
     public let path: String
     private let writer: SQLiteConnection
     private let writeLock = NSLock()
     private let readers = LockedValueBox<[SQLiteConnection]>([])
     private let freeReaders: DispatchSemaphore
+    private let checkpointer: WALCheckpointer
 
     /// Opens (creating if needed) the database at `path`, applies pending migrations and opens
     /// `readerCount` readers, each tried with a read. A write waits up to
-    /// `busyTimeoutMilliseconds` for another process's lock. Any failure is
+    /// `busyTimeoutMilliseconds` for another process's lock. Past `checkpointPages` pages of
+    /// log a commit has it checkpointed in the background. Any failure is
     /// ``StorageError/cannotOpen(path:reason:)`` naming the file, or ``StorageError/newerSchema(found:supported:)``.
     public init(path: String, busyTimeoutMilliseconds: Int = SQLiteDatabase.defaultBusyTimeoutMilliseconds,
-                readerCount: Int = 2) throws {
+                readerCount: Int = 2, checkpointPages: Int32 = SQLiteDatabase.defaultCheckpointPages) throws {
         self.path = path
         let timeout = Int32(clamping: busyTimeoutMilliseconds)
+        checkpointer = WALCheckpointer(path: path, pages: checkpointPages, busyTimeoutMilliseconds: timeout)
         do {
             writer = try SQLiteConnection(path: path, readOnly: false, busyTimeoutMilliseconds: timeout)
             try Migrations.apply(to: writer)
+            // 0 or less keeps SQLite's automatic checkpoint in the commit (the benchmark's baseline).
+            if checkpointPages > 0 { writer.checkpointInBackground(checkpointer) }
             var opened: [SQLiteConnection] = []
             for _ in 0..<max(1, readerCount) {
                 let reader = try SQLiteConnection(path: path, readOnly: true, busyTimeoutMilliseconds: timeout)
@@ -108,6 +118,7 @@ public final class SQLiteDatabase: @unchecked Sendable {
     /// next open returns to WAL). Returns the journal mode in effect after it: "delete", or still
     /// "wal" when another process (an operator command) has the database open. Reads fail after it.
     public func checkpointForShutdown() throws -> String {
+        checkpointer.stop()
         readers.withLock { $0.removeAll() }
         writeLock.lock()
         defer { writeLock.unlock() }
@@ -130,6 +141,9 @@ public final class SQLiteDatabase: @unchecked Sendable {
 }
 
 extension SQLiteDatabase {
+    /// Background checkpoints run so far (tests: the log is checkpointed off the request path).
+    package var backgroundCheckpoints: Int { checkpointer.completed }
+
     /// The journal mode in effect ("wal" once opened by the service).
     public func journalMode() throws -> String {
         try write { try $0.query("PRAGMA journal_mode").first?.text(0) ?? "" }

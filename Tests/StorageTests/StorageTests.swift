@@ -1,4 +1,5 @@
 import BadgeCore
+import Foundation
 import Ledger
 import Storage
 import TestSupport
@@ -232,6 +233,38 @@ import Testing
         } throws: { error in
             if case StorageError.newerSchema(found: 999, supported: _) = error { return true } else { return false }
         }
+    }
+
+    /// No commit checkpoints the log: past SQLite's automatic threshold (1,000 pages) the log
+    /// keeps growing while the background threshold is not reached.
+    @Test func commitsDoNotCheckpointTheLog() throws {
+        let path = dir.file("nockpt.sqlite")
+        let store = try SQLiteBadgeStore(path: path, checkpointPages: 1_000_000)
+        for i in 0..<1_200 {
+            _ = try store.write { try $0.insertPurchase(key: "K\(i)", masterKey: Array(repeating: UInt8(i & 0xff), count: 4_000), badgeType: .supporter, at: Timestamp(seconds: 0)) }
+        }
+        let walBytes = try #require(fileSize(path + "-wal"))
+        #expect(walBytes > 1_100 * 4_096, "log of \(walBytes) bytes: a commit checkpointed it")
+        #expect(store.database.backgroundCheckpoints == 0)
+    }
+
+    /// Past its threshold the log is checkpointed in the background; every row stays, and
+    /// shutdown still takes the database out of WAL mode.
+    @Test func logIsCheckpointedInTheBackground() throws {
+        let path = dir.file("ckpt.sqlite")
+        let store = try SQLiteBadgeStore(path: path, checkpointPages: 4)
+        for i in 0..<50 {
+            _ = try store.write { try $0.insertPurchase(key: "K\(i)", masterKey: Array(repeating: 7, count: 4_000), badgeType: .supporter, at: Timestamp(seconds: 0)) }
+        }
+        #expect(waitUntil { store.database.backgroundCheckpoints > 0 })
+        #expect(try store.read { try $0.purchase(key: "K49") }?.masterKey.count == 4_000)
+        #expect(try store.database.checkpointForShutdown() == "delete")
+        let reopened = try SQLiteBadgeStore(path: path)
+        for i in 0..<50 { #expect(try reopened.read { try $0.purchase(key: "K\(i)") } != nil) }
+    }
+
+    private func fileSize(_ path: String) -> Int? {
+        (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
     }
 
     @Test func usesWriteAheadLogging() throws {
