@@ -1,0 +1,215 @@
+// Scale benchmark: per-request latency as the database grows, in process on the release build.
+//
+// For each size (10k, 100k, 1M purchases by default) it fills a fresh database in the service's
+// own row format (purchases, their ledger rows and issuances, written through the store's own
+// writer in batches), then times a cached issueBadge asserting the tip on random purchases and
+// redemptions of fresh codes (BBS signing + a durable commit each), and prints p50 / p99 / max.
+// Then long ledgers (10, 1,000 and 10,000 rows): issueBadge asserting the tip, and asserting an
+// entry the service does not hold (answered with the complete history up to
+// Statement.completeHistoryLimit rows, past it one opening credit).
+//
+// Arguments: sizes (comma-separated purchase counts), e.g. `scale-bench 10000,100000,1000000`.
+import BadgeCore
+import Credentials
+import Crypto
+import Foundation
+import Handlers
+import JSON
+import Ledger
+import Schema
+import Storage
+
+/// The benchmark's clock. `@unchecked Sendable`: set only between timed calls, on one thread.
+final class Clock: @unchecked Sendable {
+    var now = Timestamp(CivilDate(year: 2026, month: 1, day: 5), hour: 12)
+}
+
+func nanoseconds(_ body: () throws -> Void) rethrows -> UInt64 {
+    let start = DispatchTime.now().uptimeNanoseconds
+    try body()
+    return DispatchTime.now().uptimeNanoseconds - start
+}
+
+/// Milliseconds at a quantile of `samples` (nanoseconds).
+func quantile(_ samples: [UInt64], _ q: Double) -> Double {
+    let sorted = samples.sorted()
+    guard !sorted.isEmpty else { return .nan }
+    return Double(sorted[min(sorted.count - 1, Int(Double(sorted.count) * q))]) / 1e6
+}
+
+func ms(_ x: Double) -> String { String(format: "%.3f", x) }
+
+struct Setup {
+    let dir: URL
+    let path: String
+    let clock = Clock()
+    let issuer: KeyringIssuer
+    let store: SQLiteBadgeStore
+    let service: BadgeService
+    let keyring: IssuerKeyring
+    /// One real credential's signature, reused by the bulk rows (their bytes are never verified here).
+    let signature: [UInt8]
+    let keyIndex: Int
+
+    init(name: String) throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("scale-bench-\(name)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        path = dir.appendingPathComponent("badges.sqlite").path
+        store = try SQLiteBadgeStore(path: path)
+        try DefaultCatalog.seedIfEmpty(store, at: clock.now)
+        keyring = try IssuerKeyring(index: 1, secretKey: IssuerSecretKey.generate())
+        let issuer = KeyringIssuer(keyring: keyring)
+        self.issuer = issuer
+        let clock = self.clock
+        service = BadgeService(store: store, issuer: issuer, clock: { clock.now })
+        let credential = try issuer.issue(masterKey: Array(repeating: 1, count: 32), badgeType: .supporter,
+                                          expiry: addMonths(1, to: clock.now))
+        signature = credential.signature
+        keyIndex = credential.keyIndex
+    }
+
+    func remove() { try? FileManager.default.removeItem(at: dir) }
+
+    var databaseBytes: Int {
+        ["", "-wal"].reduce(0) { sum, suffix in
+            let path = dir.appendingPathComponent("badges.sqlite" + suffix).path
+            return sum + ((try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0)
+        }
+    }
+
+    /// Writes one purchase as the service does after a 255-month code: its ledger (`filler`
+    /// support credits first, for long histories, then the funding credit and the first badge
+    /// debit) and its issuance. Returns the ledger's tip.
+    func insertPurchase(_ w: any StoreWriter, key: String, serial: Int, filler: Int = 0) throws -> LedgerEntry {
+        var n = 0
+        func newId() -> String { n += 1; return "s\(serial)-\(n)" }
+        let past = Timestamp(seconds: clock.now.seconds - 86_400 * 400)
+        let fillerRows = (0..<filler).map { i in
+            LedgerEntry(entryId: newId(), changeMonths: 0, balanceMonths: 0, balanceStartTs: past, balanceAnchorTs: past,
+                        balanceBadgeType: .supporter, createdAt: Timestamp(seconds: past.seconds + Int64(i)),
+                        entryType: .credit(.support))
+        }
+        let plan = try planFirstFunding(months: 255, credit: .code, badgeType: .supporter, now: clock.now, newId: newId)
+        let purchase = try w.insertPurchase(key: key, masterKey: Array(repeating: UInt8(serial & 0xff), count: 32),
+                                            badgeType: .supporter, at: clock.now)
+        try w.appendLedger(purchaseId: purchase.id, expectedCount: 0, entries: fillerRows + plan.rows)
+        guard let period = plan.issued else { fatalError("first funding issued nothing") }
+        try w.insertIssuance(IssuanceRecord(entryId: period.entryId, purchaseId: purchase.id, badgeType: period.badgeType,
+                                            periodStart: period.start, periodEnd: period.end, expiry: period.expiry,
+                                            keyIndex: keyIndex, signature: signature))
+        return plan.tip
+    }
+
+    /// A cached issueBadge for `key` asserting `asserted`; checks the answer and returns its size.
+    func issue(_ key: Ed25519PrivateKey, asserting asserted: LedgerEntry) -> Int {
+        let body = RPCRequest(purchaseKey: key.publicKey.purchaseKeyText, command: .issueBadge(balance: Balance(lastEntry: asserted)))
+            .json.serialized()
+        let out = service.handle(body: body, caller: .signer(key.publicKey))
+        guard case .badgeCredential(.some, _, _, _) = out.response else { fatalError("issueBadge failed: \(out.response)") }
+        return out.body.count
+    }
+}
+
+func purchases(sizes: [Int]) throws {
+    print("purchases   fill s   db MiB | cached issueBadge (tip) p50 / p99 / max ms | redemption p50 / p99 / max ms"
+          + " | redemption, checkpoint in the commit (SQLite's default, before)")
+    var redemptionP99: [Int: Double] = [:]
+    for size in sizes {
+        let setup = try Setup(name: "\(size)")
+        defer { setup.remove() }
+        // The timed purchases have real keys; the rest carry a unique key text of the same shape.
+        let sampled = min(size, 1_000)
+        var keys: [Ed25519PrivateKey] = []
+        var tips: [LedgerEntry] = []
+        let batch = 10_000
+        let fill = try nanoseconds {
+            var i = 0
+            while i < size {
+                let end = min(size, i + batch)
+                try setup.store.write { w in
+                    for j in i..<end {
+                        if j % (size / sampled) == 0 && keys.count < sampled {
+                            let key = Ed25519PrivateKey()
+                            tips.append(try setup.insertPurchase(w, key: key.publicKey.purchaseKeyText, serial: j))
+                            keys.append(key)
+                        } else {
+                            let text = Base64URL.encode(Array(withUnsafeBytes(of: UInt64(j).bigEndian) { Array($0) }) + Array(repeating: 0xA5, count: 24))
+                            _ = try setup.insertPurchase(w, key: text, serial: j)
+                        }
+                    }
+                }
+                i = end
+            }
+        }
+        let admin = CodeAdmin(store: setup.store, clock: { setup.clock.now })
+        let codes = try (0..<2).flatMap { _ in try admin.create(badgeType: "supporter", months: 3, count: 1_000) }
+        var random = SystemRandomNumberGenerator()
+        for _ in 0..<200 { let k = Int.random(in: 0..<keys.count, using: &random); _ = setup.issue(keys[k], asserting: tips[k]) }
+        // Redemptions with SQLite's automatic checkpoint in the commit first (the baseline), on
+        // a second handle on the same file, then on the service's own handle (background checkpoints).
+        let baselineStore = try SQLiteBadgeStore(path: setup.path, checkpointPages: 0)
+        let baseline = BadgeService(store: baselineStore, issuer: setup.issuer, clock: { setup.clock.now })
+        func redeem(_ code: String, on service: BadgeService) -> UInt64 {
+            let key = Ed25519PrivateKey()
+            let body = RPCRequest(purchaseKey: key.publicKey.purchaseKeyText,
+                                  command: .redeemBadgeCode(masterKey: SecureRandom.bytes(32), code: code)).json.serialized()
+            return nanoseconds {
+                let out = service.handle(body: body, caller: .signer(key.publicKey))
+                guard case .badgeCredential(.some, _, _, _) = out.response else { fatalError("redemption failed: \(out.response)") }
+            }
+        }
+        let baselineSamples = codes.prefix(codes.count / 2).map { redeem($0, on: baseline) }
+        var issueSamples: [UInt64] = []
+        for _ in 0..<5_000 {
+            let k = Int.random(in: 0..<keys.count, using: &random)
+            issueSamples.append(nanoseconds { _ = setup.issue(keys[k], asserting: tips[k]) })
+        }
+        let redeemSamples = codes.suffix(codes.count - codes.count / 2).map { redeem($0, on: setup.service) }
+        redemptionP99[size] = quantile(redeemSamples, 0.99)
+        func row(_ samples: [UInt64]) -> String {
+            "\(ms(quantile(samples, 0.5))) / \(ms(quantile(samples, 0.99))) / \(ms(quantile(samples, 1)))"
+        }
+        print(String(format: "%9d %8.1f %8.1f |", size, Double(fill) / 1e9, Double(setup.databaseBytes) / 1_048_576)
+              + "   \(row(issueSamples))   |   \(row(redeemSamples))   |   \(row(baselineSamples))")
+    }
+    if let big = sizes.max(), let previous = sizes.filter({ $0 < big }).max(), let a = redemptionP99[big], let b = redemptionP99[previous] {
+        print(String(format: "redemption p99 at %d / at %d purchases: %.2f (target <= 1.5)", big, previous, a / b))
+    }
+}
+
+func longLedgers(lengths: [Int]) throws {
+    let setup = try Setup(name: "ledgers")
+    defer { setup.remove() }
+    print("")
+    print("ledger rows | issueBadge asserting the tip p50 ms | asserting an unknown entry p50 ms, answer bytes"
+          + " | whole-ledger read + statement p50 ms (the read before)")
+    var tipP50: [Int: Double] = [:]
+    for (n, length) in lengths.enumerated() {
+        let key = Ed25519PrivateKey()
+        let tip = try setup.store.write { w in try setup.insertPurchase(w, key: key.publicKey.purchaseKeyText, serial: 1_000_000_000 + n, filler: length - 2) }
+        var unknown = tip
+        unknown.entryId = "not-held"
+        for _ in 0..<50 { _ = setup.issue(key, asserting: tip) }
+        let tipSamples = (0..<2_000).map { _ in nanoseconds { _ = setup.issue(key, asserting: tip) } }
+        var bytes = 0
+        let unknownSamples = (0..<200).map { _ in nanoseconds { bytes = setup.issue(key, asserting: unknown) } }
+        tipP50[length] = quantile(tipSamples, 0.5)
+        let purchaseId = try setup.store.read { try $0.purchase(key: key.publicKey.purchaseKeyText)!.id }
+        let wholeSamples = try (0..<200).map { _ in
+            try nanoseconds {
+                let rows = try setup.store.read { try $0.ledger(purchaseId: purchaseId) }
+                guard statement(of: rows, asserting: tip).statement.entries.isEmpty else { fatalError("tip not found") }
+            }
+        }
+        print(String(format: "%11d |", length) + " \(ms(quantile(tipSamples, 0.5)))" + "   |   \(ms(quantile(unknownSamples, 0.5))), \(bytes)"
+              + "   |   \(ms(quantile(wholeSamples, 0.5)))")
+    }
+    if let longest = lengths.max(), let shortest = lengths.min(), let a = tipP50[longest], let b = tipP50[shortest] {
+        print(String(format: "issueBadge (tip) at %d rows / at %d rows: %.2f (target <= 1.2)", longest, shortest, a / b))
+    }
+}
+
+let sizes = (CommandLine.arguments.dropFirst().first ?? "10000,100000,1000000").split(separator: ",").compactMap { Int($0) }
+print("scale benchmark (release, one thread, in process, SQLite WAL synchronous=FULL, checkpoints in the background)")
+try purchases(sizes: sizes)
+try longLedgers(lengths: [10, 1_000, 10_000])
