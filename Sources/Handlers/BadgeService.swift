@@ -82,7 +82,8 @@ public final class BadgeService: Sendable {
                 subscriptionStores: [any SubscriptionStore] = [], configuration: Configuration = .init()) {
         self.appStore = appStore
         self.googlePlay = googlePlay
-        self.subscriptionStores = subscriptionStores
+        // With [google], Play's subscriptions are read for renewal checks and transfers as well.
+        self.subscriptionStores = subscriptionStores + (googlePlay.map { [$0.subscriptions] } ?? [])
         self.store = store
         self.newInvoiceId = newInvoiceId
         self.providers = providers

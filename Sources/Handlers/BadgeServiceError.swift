@@ -36,6 +36,8 @@ public enum BadgeServiceError: Error, Equatable, CustomStringConvertible {
     case notBuilt(String)
     /// Too many requests in flight; retry shortly.
     case overloaded(retryAfter: UInt32)
+    /// This path's Play subscription checks for the minute are used; retry when it ends.
+    case playChecksUsed(retryAfter: UInt32)
     /// Another process held the database's write lock past the busy timeout; retry shortly.
     case databaseBusy(retryAfter: UInt32)
     /// This service's own failure; `detail` is logged, never sent.
@@ -59,6 +61,7 @@ public enum BadgeServiceError: Error, Equatable, CustomStringConvertible {
         case .providerNotConfigured(let p): return "\(p) not configured"
         case .notBuilt(let what): return "\(what) not built"
         case .overloaded: return "overloaded"
+        case .playChecksUsed: return "Play subscription checks for this minute used"
         case .databaseBusy: return "database busy"
         case .internal(let detail): return "internal: \(detail)"
         }
@@ -94,6 +97,8 @@ extension RPCResponse {
             self = .failure(.providerNotConfigured, message: "this deployment has no \(provider) verifier")
         case .notBuilt(let what): self = .failure(.badRequest, message: "\(what) is not available in this version of the service")
         case .overloaded(let after): self = .failure(.rateLimited, message: "the service is busy", retryAfter: after)
+        case .playChecksUsed(let after):
+            self = .failure(.rateLimited, message: "this minute's Google Play subscription checks are used", retryAfter: after)
         // rate_limited is the one transient code about this service itself (payment_pending is
         // about funding, provider_unavailable about a store): nothing was written, retry later.
         case .databaseBusy(let after): self = .failure(.rateLimited, message: "the database is busy", retryAfter: after)

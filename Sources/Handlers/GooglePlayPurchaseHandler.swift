@@ -21,6 +21,12 @@ public struct GooglePlayFunding: Sendable {
         self.subscriptionChecks = subscriptionChecks
     }
 
+    /// The reader of Play subscriptions the renewal checks and transfers use (no product claimed,
+    /// no budget: those paths have their hours).
+    public var subscriptions: PlaySubscriptions {
+        PlaySubscriptions(client: client, products: products, creditsTestPurchases: creditsTestPurchases)
+    }
+
     /// The payment's reference in the record: base64url(SHA-256(token)). A purchase token is a
     /// bearer secret of the buyer's, so only its digest is stored, and it still claims the purchase.
     public static func reference(token: String) -> String {
@@ -116,12 +122,21 @@ extension BadgeService {
         })
     }
 
-    /// A Play subscription product: Play is asked at most ``PlayCheckLimiter`` checks a minute on
-    /// this path; the store-agnostic subscription rules decide the rest.
+    /// A Play subscription product, claimed by its token (Play keeps it across renewals) and read
+    /// by the store-agnostic subscription rules through ``PlaySubscriptions`` naming the product
+    /// claimed. Across all requests this path asks Play about at most 300 subscriptions a minute:
+    /// one presented when none is left is rate_limited with the seconds left in the minute, and its
+    /// hour is not taken; the acknowledgement of one being credited counts as a check too.
     func purchaseByPlaySubscription(key: Ed25519PublicKey, masterKey: [UInt8], productId: String, token: String,
                                     googlePlay: GooglePlayFunding, now: Timestamp) throws -> RPCResponse {
-        // Crediting a charge needs the store-agnostic subscription handlers.
-        throw BadgeServiceError.providerNotConfigured("google subscriptions")
+        let checks = googlePlay.subscriptionChecks
+        let adapter = PlaySubscriptions(client: googlePlay.client, products: googlePlay.products,
+                                        creditsTestPurchases: googlePlay.creditsTestPurchases, claimedProductID: productId,
+                                        beforeConfirm: { checks.count() })
+        return try purchaseBySubscription(key: key, masterKey: masterKey, store: "google", reference: token, now: now,
+                                          adapter: adapter, mayAsk: {
+            if let left = checks.take() { throw BadgeServiceError.playChecksUsed(retryAfter: left) }
+        })
     }
 
     /// Logs a Play refusal (its reason names no token) and turns it into the protocol's error.

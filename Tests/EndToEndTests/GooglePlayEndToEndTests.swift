@@ -2,6 +2,7 @@ import BadgeCore
 import Crypto
 import Foundation
 import JSON
+import Locking
 import Schema
 import TestSupport
 import Testing
@@ -153,6 +154,81 @@ import Testing
             let credited = try Self.buy(service, token: token)
             #expect(credited.status == 200, "\(credited.text)")
             #expect(try Self.buy(service, token: token, key: key, masterKey: master).response?.errorCode == .receiptUsed)
+        }
+    }
+
+    // MARK: subscriptions
+
+    static let subscriptionProduct = "subscr_badge_supporter_01"
+
+    /// An active monthly supporter subscription, unacknowledged, expiring 20 days from now.
+    static func subscription() -> String {
+        let expiry = RFC3339.format(Timestamp(seconds: Int64(Date().timeIntervalSince1970) + 20 * 86_400))
+        return """
+        {"kind":"androidpublisher#subscriptionPurchaseV2","subscriptionState":"SUBSCRIPTION_STATE_ACTIVE",
+         "acknowledgementState":"ACKNOWLEDGEMENT_STATE_PENDING",
+         "lineItems":[{"productId":"subscr_badge_supporter_01","expiryTime":"\(expiry)","latestSuccessfulOrderId":"GPA.42-7",
+           "autoRenewingPlan":{"autoRenewEnabled":true},"offerDetails":{"basePlanId":"subscr-badge-supporter-month-02"},
+           "offerPhase":{"basePrice":{}}}]}
+        """
+    }
+
+    @Test func aSubscriptionIsAcknowledgedCreditedItsChargeReplayedAndRefusedToAnotherKey() throws {
+        let fake = FakeGoogle()
+        let token = "pabeldfhmkjnhppdkmgapcfg.AO-J1OwE2E_subscription-1"
+        let ack = "purchases/subscriptions/\(Self.subscriptionProduct)/tokens/\(token):acknowledge"
+        fake.script("GET", "purchases/subscriptionsv2/tokens/\(token)", .json(200, Self.subscription()))
+        fake.script("POST", ack, .json(200, ""))
+        try fake.serve { base in
+            let data = TemporaryDirectory("e2e-google-subscription")
+            let service = try Self.service(fakeAt: base, in: data)
+            defer { _ = service.stop() }
+            let key = Ed25519PrivateKey(), master = SecureRandom.bytes(32)
+            let first = try Self.buy(service, token: token, product: Self.subscriptionProduct, key: key, masterKey: master)
+            #expect(first.status == 200, "\(first.text)")
+            guard case .badgeCredential(let credential, let statement, let receipt, let subscription)? = first.response else {
+                Issue.record("not a credential: \(first.text)")
+                return
+            }
+            #expect(credential?.badgeType == .supporter && receipt != nil && subscription == .renewing)
+            #expect(statement.entries.first?.entryType == .credit(.charge(chargeId: "GPA.42-7")))
+            #expect(statement.entries.last?.entryType == .debit(.badge))
+            #expect(fake.apiCalls.map(\.route).last == ack)
+            let again = try Self.buy(service, token: token, product: Self.subscriptionProduct, key: key, masterKey: master)
+            #expect(again.status == 200 && again.body == first.body)
+            #expect(try Self.buy(service, token: token, product: Self.subscriptionProduct).response?.errorCode == .receiptUsed)
+            #expect(fake.apiCalls.count == 2)
+            #expect(!service.accessLog.contains(token) && !service.stderr.contains(token))
+        }
+    }
+
+    /// The spec's 300 Play subscription checks a minute, on the release binary: 300 presented at
+    /// once (Play answering 404, provider_unavailable), the 301st rate_limited with the seconds
+    /// left in the minute and Play not asked about it.
+    @Test func theThreeHundredAndFirstSubscriptionCheckInAMinuteIsRateLimited() throws {
+        let fake = FakeGoogle()
+        try fake.serve { base in
+            let data = TemporaryDirectory("e2e-google-limit")
+            let service = try Self.service(fakeAt: base, in: data)
+            defer { _ = service.stop() }
+            let started = Date()
+            let codes = LockedValueBox<[ErrorCode?]>([])
+            DispatchQueue.concurrentPerform(iterations: 8) { lane in
+                for i in stride(from: lane, to: 300, by: 8) {
+                    let reply = try? Self.buy(service, token: "s.limit-\(i)", product: Self.subscriptionProduct)
+                    codes.withLock { $0.append(reply?.response?.errorCode) }
+                }
+            }
+            let limited = try Self.buy(service, token: "s.limit-300", product: Self.subscriptionProduct)
+            // The minute started at the first check: the test is only meaningful within it.
+            try #require(Date().timeIntervalSince(started) < 55, "300 checks took over 55 s")
+            #expect(codes.withLock { $0 }.count == 300)
+            #expect(codes.withLock { $0 }.allSatisfy { $0 == .providerUnavailable })
+            #expect(limited.status == 429 && limited.response?.errorCode == .rateLimited, "\(limited.text)")
+            let left = Self.retryAfter(limited) ?? 0
+            #expect(left >= 1 && left <= 60)
+            #expect(fake.apiCalls.filter { $0.route.hasPrefix("purchases/subscriptionsv2/") }.count == 300)
+            #expect(!fake.apiCalls.contains { $0.route.hasSuffix("s.limit-300") })
         }
     }
 }

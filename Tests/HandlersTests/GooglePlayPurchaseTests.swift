@@ -26,13 +26,14 @@ import Testing
     }
 
     /// A harness whose `[google]` points at `fake` (served at `base`).
-    static func harness(_ fake: FakeGoogle, _ base: String, timeout: Double = 1, creditsTest: Bool = false) throws -> Harness {
+    static func harness(_ fake: FakeGoogle, _ base: String, timeout: Double = 1, creditsTest: Bool = false,
+                        checksPerMinute: Int = PlayCheckBudget.checksPerMinute) throws -> Harness {
         try Harness(googlePlay: { clock in
             let endpoint = GooglePlayEndpoint(packageName: fake.package, apiURL: base, tokenURL: base + "/token",
                                               timeoutSeconds: timeout, maxResponseBytes: 64 * 1024)
             let client = GooglePlayClient(endpoint: endpoint, key: try! ServiceAccountKey(json: Array(PeerServiceAccount.shared.keyJSON.utf8)),
                                           clock: { clock().seconds })
-            return GooglePlayFunding(client: client, creditsTestPurchases: creditsTest, subscriptionChecks: PlayCheckLimiter(clock: clock))
+            return GooglePlayFunding(client: client, creditsTestPurchases: creditsTest, subscriptionChecks: PlayCheckLimiter(limit: checksPerMinute, clock: clock))
         })
     }
 
@@ -240,6 +241,136 @@ import Testing
         try fake.serve { base in
             let h = try Self.harness(fake, base, creditsTest: true)
             #expect(Self.buy(h, token: "t.test").statement?.entries.count == 2)
+        }
+    }
+
+    // MARK: subscriptions
+
+    static let subscriptionProduct = "subscr_badge_supporter_01"
+
+    /// A subscriptionsv2 answer: active, monthly supporter, expiring 20 days after the harness's now.
+    static func subscription(state: String = "SUBSCRIPTION_STATE_ACTIVE", acknowledged: Bool = false) -> String {
+        """
+        {"kind":"androidpublisher#subscriptionPurchaseV2","subscriptionState":"\(state)","startTime":"2026-02-28T10:00:00Z",
+         "acknowledgementState":"\(acknowledged ? "ACKNOWLEDGEMENT_STATE_ACKNOWLEDGED" : "ACKNOWLEDGEMENT_STATE_PENDING")",
+         "lineItems":[{"productId":"subscr_badge_supporter_01","expiryTime":"2026-03-30T10:00:00Z","latestSuccessfulOrderId":"GPA.7-1",
+           "autoRenewingPlan":{"autoRenewEnabled":true},"offerDetails":{"basePlanId":"subscr-badge-supporter-month-02"},
+           "offerPhase":{"basePrice":{}}}]}
+        """
+    }
+
+    static func subscriptionRoute(_ token: String) -> String { "purchases/subscriptionsv2/tokens/\(token)" }
+    static func acknowledgeRoute(_ token: String) -> String {
+        "purchases/subscriptions/\(subscriptionProduct)/tokens/\(token):acknowledge"
+    }
+
+    @Test func aSubscriptionIsReadAcknowledgedAndCreditedItsChargeThenReplayed() throws {
+        let fake = FakeGoogle()
+        let token = "pabeldfhmkjnhppdkmgapcfg.AO-J1OwSubscription_1"
+        fake.script("GET", Self.subscriptionRoute(token), .json(200, Self.subscription()))
+        fake.script("POST", Self.acknowledgeRoute(token), .json(200, ""))
+        try fake.serve { base in
+            let h = try Self.harness(fake, base)
+            let key = Ed25519PrivateKey(), master = SecureRandom.bytes(32)
+            let first = Self.buy(h, token: token, product: Self.subscriptionProduct, by: key, masterKey: master)
+            let statement = try #require(first.statement, "\(first.response)")
+            #expect(statement.entries.first?.entryType == .credit(.charge(chargeId: "GPA.7-1")))
+            #expect(statement.entries.last?.entryType == .debit(.badge))
+            // Dated to the period start Play's month clipping derives: a month before the expiry.
+            #expect(statement.entries.first?.createdAt == Timestamp(CivilDate(year: 2026, month: 2, day: 28), hour: 10))
+            guard case .badgeCredential(_, _, let receipt, let subscription) = first.response else { return }
+            #expect(receipt != nil && subscription == .renewing)
+            #expect(fake.apiCalls.map { "\($0.method) \($0.route)" } == ["GET \(Self.subscriptionRoute(token))", "POST \(Self.acknowledgeRoute(token))"])
+            // From the record: the same answer, and another key's receipt_used, without asking Play.
+            #expect(Self.buy(h, token: token, product: Self.subscriptionProduct, by: key, masterKey: master).body == first.body)
+            #expect(Self.buy(h, token: token, product: Self.subscriptionProduct).error == .receiptUsed)
+            #expect(fake.apiCalls.count == 2)
+        }
+    }
+
+    @Test func subscriptionRefusalsAreInTheirClassesAndHeldOffForTheHour() throws {
+        let fake = FakeGoogle()
+        fake.script("GET", Self.subscriptionRoute("s.gone"), .googleError(410, "subscriptionPurchaseNoLongerAvailable"))
+        fake.script("GET", Self.subscriptionRoute("s.pending"), .json(200, Self.subscription(state: "SUBSCRIPTION_STATE_PENDING")))
+        fake.script("GET", Self.subscriptionRoute("s.other"), .json(200, Self.subscription(acknowledged: true)))
+        fake.script("GET", Self.subscriptionRoute("s.ack-refused"), .json(200, Self.subscription()))
+        fake.script("POST", Self.acknowledgeRoute("s.ack-refused"), .googleError(403, "permissionDenied"))
+        try fake.serve { base in
+            let h = try Self.harness(fake, base)
+            #expect(Self.buy(h, token: "s.gone", product: Self.subscriptionProduct).error == .receiptInvalid)
+            let pending = Self.buy(h, token: "s.pending", product: Self.subscriptionProduct)
+            #expect(pending.error == .paymentPending && Self.retryAfter(pending) == 3600)
+            // A subscription Play reports for another product than the one claimed.
+            #expect(Self.buy(h, token: "s.other", product: "subscr_badge_legend_01").error == .internal)
+            let refused = Self.buy(h, token: "s.ack-refused", product: Self.subscriptionProduct)
+            #expect(refused.error == .internal)
+            #expect(h.internalErrors.withLock { $0 }.contains { $0.contains("acknowledging") })
+            // Presented again within the hour: payment_pending with the time left, Play not asked.
+            h.clock.now = h.clock.now.adding(seconds: 600)
+            let calls = fake.apiCalls.count
+            let held = Self.buy(h, token: "s.pending", product: Self.subscriptionProduct)
+            #expect(held.error == .paymentPending && Self.retryAfter(held) == 3000)
+            #expect(fake.apiCalls.count == calls)
+        }
+    }
+
+    /// The 301st Play subscription check in a minute is rate_limited with the seconds left, and
+    /// not held off: its hour is not taken, so the next minute asks Play about it.
+    @Test func theThreeHundredAndFirstSubscriptionCheckInAMinuteIsRateLimited() throws {
+        let fake = FakeGoogle()  // every token unscripted: Play answers 404, provider_unavailable
+        try fake.serve { base in
+            let h = try Self.harness(fake, base)
+            for i in 0..<300 {
+                let out = Self.buy(h, token: "s.n\(i)", product: Self.subscriptionProduct)
+                #expect(out.error == .providerUnavailable, "\(i): \(out.response)")
+            }
+            h.clock.now = h.clock.now.adding(seconds: 20)
+            let limited = Self.buy(h, token: "s.n300", product: Self.subscriptionProduct)
+            #expect(limited.error == .rateLimited && Self.retryAfter(limited) == 40, "\(limited.response)")
+            #expect(fake.apiCalls.count == 300)
+            // A one-time product is not this path's: still read.
+            fake.script("GET", Self.route("o.1"), .json(200, Self.purchase(["acknowledgementState": "1"])))
+            #expect(Self.buy(h, token: "o.1").statement?.entries.count == 2)
+            h.clock.now = h.clock.now.adding(seconds: 40)
+            #expect(Self.buy(h, token: "s.n300", product: Self.subscriptionProduct).error == .providerUnavailable)
+            #expect(fake.apiCalls.filter { $0.route.hasPrefix("purchases/subscriptionsv2") }.count == 301)
+        }
+    }
+
+    /// A subscription credited is read once more to acknowledge it, and that counts.
+    @Test func anAcknowledgementCountsAsACheck() throws {
+        let fake = FakeGoogle()
+        fake.script("GET", Self.subscriptionRoute("s.a"), .json(200, Self.subscription()))
+        fake.script("POST", Self.acknowledgeRoute("s.a"), .json(200, ""))
+        try fake.serve { base in
+            let h = try Self.harness(fake, base, checksPerMinute: 2)
+            #expect(Self.buy(h, token: "s.a", product: Self.subscriptionProduct).statement != nil)
+            #expect(Self.buy(h, token: "s.b", product: Self.subscriptionProduct).error == .rateLimited)
+        }
+    }
+
+    /// A renewal check that meets Play's 410 during an annual plan's coverage reads it as ended:
+    /// what ran out lapses, the rest is refunded, the answer is `ended` with no credential.
+    @Test func aRenewalCheckReadsA410AsEnded() throws {
+        let fake = FakeGoogle()
+        let annual = Self.subscription(acknowledged: true)
+            .replacingOccurrences(of: "subscr-badge-supporter-month-02", with: "subscr-badge-supporter-year-01")
+            .replacingOccurrences(of: "2026-03-30T10:00:00Z", with: "2027-02-28T10:00:00Z")
+        fake.script("GET", Self.subscriptionRoute("s.annual"), .json(200, annual), .googleError(410, "subscriptionPurchaseNoLongerAvailable"))
+        try fake.serve { base in
+            let h = try Self.harness(fake, base)
+            let key = Ed25519PrivateKey()
+            let bought = Self.buy(h, token: "s.annual", product: Self.subscriptionProduct, by: key)
+            #expect(bought.statement?.entries.first?.changeMonths == 12, "\(bought.response)")
+            let last = try #require(bought.statement?.entries.last)
+            h.clock.now = at(2026, 5, 1)
+            let out = h.issue(by: key, asserting: last)
+            #expect(out.credential == nil, "\(out.response)")
+            guard case .badgeCredential(_, let statement, _, let subscription) = out.response else { return }
+            #expect(subscription == .ended)
+            #expect(statement.entries.last?.entryType == .debit(.refund))
+            #expect(statement.entries.last?.balanceMonths == 0)
+            #expect(fake.apiCalls.filter { $0.method == "GET" }.count == 2)
         }
     }
 }

@@ -85,12 +85,14 @@ extension BadgeService {
 
     /// Takes the hour of `path` for the subscription, recording the subscription if this is the
     /// first time its store is asked about it; returns the seconds left when the hour is not over.
+    /// `mayAsk` runs once the hour allows asking: what it throws rolls the whole write back.
     func claimSubscriptionCheck(store: String, reference: String, path: SubscriptionCheckPath,
-                                now: Timestamp) throws -> UInt32? {
+                                now: Timestamp, mayAsk: (() throws -> Void)? = nil) throws -> UInt32? {
         try self.store.write { w in
             var record = try w.subscription(store: store, reference: reference)
                 ?? w.insertSubscription(store: store, reference: reference)
             if let left = SubscriptionWindow.secondsLeft(checkedAt: record.checkedAt[path], now: now) { return left }
+            try mayAsk?()
             record.checkedAt[path] = now
             try w.updateSubscription(record)
             return nil

@@ -13,9 +13,16 @@ extension BadgeService {
     /// and its latest charge, when the first-charge rule allows it, is confirmed if the store needs
     /// that, credited `charge {chargeId}` dated to its period start, the month due issued and the
     /// recovery receipt returned. A refusal writes nothing but the hour.
+    ///
+    /// - Parameters:
+    ///   - adapter: asks the store instead of the deployed reader of `storeName` (Play's purchase
+    ///     path names the product the request claims).
+    ///   - mayAsk: runs once the hour allows asking, before it is taken; what it throws is the
+    ///     answer and the hour is not taken (Play's checks-a-minute budget).
     public func purchaseBySubscription(key: Ed25519PublicKey, masterKey: [UInt8], store storeName: String,
-                                       reference: String, now: Timestamp) throws -> RPCResponse {
-        guard let adapter = subscriptionStore(named: storeName) else {
+                                       reference: String, now: Timestamp, adapter override: (any SubscriptionStore)? = nil,
+                                       mayAsk: (() throws -> Void)? = nil) throws -> RPCResponse {
+        guard let adapter = override ?? subscriptionStore(named: storeName) else {
             throw BadgeServiceError.providerNotConfigured("\(storeName) subscriptions")
         }
         return try purchaseBySubscription(key: key, masterKey: masterKey, adapter: adapter, reference: reference, now: now)
@@ -31,7 +38,7 @@ extension BadgeService {
         let known = try store.read { r in try subscriptionClaim(r, purchaseKey: purchaseKey, store: storeName, reference: reference) }
         if let answer = try known.answerFromRecord() { return answer }
 
-        if let left = try claimSubscriptionCheck(store: storeName, reference: reference, path: .purchase, now: now) {
+        if let left = try claimSubscriptionCheck(store: storeName, reference: reference, path: .purchase, now: now, mayAsk: mayAsk) {
             throw BadgeServiceError.paymentPending(retryAfter: left)
         }
         let hour = SubscriptionRefusal.hour
