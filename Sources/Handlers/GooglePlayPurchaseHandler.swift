@@ -133,10 +133,30 @@ extension BadgeService {
         let adapter = PlaySubscriptions(client: googlePlay.client, products: googlePlay.products,
                                         creditsTestPurchases: googlePlay.creditsTestPurchases, claimedProductID: productId,
                                         beforeConfirm: { checks.count() })
-        return try purchaseBySubscription(key: key, masterKey: masterKey, store: "google", reference: token, now: now,
-                                          adapter: adapter, mayAsk: {
+        return try purchaseBySubscription(key: key, masterKey: masterKey, adapter: adapter, reference: token, now: now, mayAsk: {
             if let left = checks.take() { throw BadgeServiceError.playChecksUsed(retryAfter: left) }
         })
+    }
+
+    /// `transferBadge` funded by `google`: the product id and token grammars checked first; a
+    /// one-time product is not moved (receipt_used: its months were issued at purchase); a
+    /// subscription product is moved by its token under the transfer path's own hour, Play's reader
+    /// naming the product claimed (no per-minute budget: that is purchaseBadge's).
+    func transferByGooglePlay(key: Ed25519PublicKey, masterKey: [UInt8], productId: String, token: String,
+                              now: Timestamp) throws -> RPCResponse {
+        guard let googlePlay else { throw BadgeServiceError.providerNotConfigured("google") }
+        do {
+            try PlayIdentifiers.checkProductID(productId)
+            try PlayIdentifiers.checkToken(token)
+        } catch {
+            throw report(error)
+        }
+        if googlePlay.products.oneTime[productId] != nil { throw BadgeServiceError.receiptUsed }
+        guard googlePlay.products.subscriptions[productId] != nil else { throw BadgeServiceError.pricing(.productUnavailable) }
+        let adapter = PlaySubscriptions(client: googlePlay.client, products: googlePlay.products,
+                                        creditsTestPurchases: googlePlay.creditsTestPurchases, claimedProductID: productId)
+        return try transferBySubscription(key: key, masterKey: masterKey, adapter: adapter, reference: token,
+                                          presentedChargeId: nil, now: now)
     }
 
     /// Logs a Play refusal (its reason names no token) and turns it into the protocol's error.

@@ -173,11 +173,13 @@ import Testing
         """
     }
 
-    @Test func aSubscriptionIsAcknowledgedCreditedItsChargeReplayedAndRefusedToAnotherKey() throws {
+    @Test func aSubscriptionIsAcknowledgedCreditedReplayedRefusedToAnotherKeyAndTransferred() throws {
         let fake = FakeGoogle()
         let token = "pabeldfhmkjnhppdkmgapcfg.AO-J1OwE2E_subscription-1"
         let ack = "purchases/subscriptions/\(Self.subscriptionProduct)/tokens/\(token):acknowledge"
-        fake.script("GET", "purchases/subscriptionsv2/tokens/\(token)", .json(200, Self.subscription()))
+        // Read unacknowledged, then (once acknowledged) as Play reports it from then on.
+        fake.script("GET", "purchases/subscriptionsv2/tokens/\(token)", .json(200, Self.subscription()),
+                    .json(200, Self.subscription().replacingOccurrences(of: "ACKNOWLEDGEMENT_STATE_PENDING", with: "ACKNOWLEDGEMENT_STATE_ACKNOWLEDGED")))
         fake.script("POST", ack, .json(200, ""))
         try fake.serve { base in
             let data = TemporaryDirectory("e2e-google-subscription")
@@ -198,6 +200,21 @@ import Testing
             #expect(again.status == 200 && again.body == first.body)
             #expect(try Self.buy(service, token: token, product: Self.subscriptionProduct).response?.errorCode == .receiptUsed)
             #expect(fake.apiCalls.count == 2)
+
+            // Restore on another device: transferBadge moves it to a fresh key (Play read again).
+            let restored = Ed25519PrivateKey()
+            let moved = try HTTP.rpc(service, HTTP.envelope([
+                "type": "transferBadge", "masterKey": .string(Base64URL.encode(SecureRandom.bytes(32))),
+                "payment": ["type": "google", "productId": .string(Self.subscriptionProduct), "token": .string(token)],
+            ], key: restored), key: restored)
+            #expect(moved.status == 200, "\(moved.text)")
+            if case .badgeCredential(let credential, let statement, _, let subscription)? = moved.response {
+                #expect(credential != nil && subscription == .renewing)
+                #expect(statement.entries.first?.entryType == .credit(.charge(chargeId: "GPA.42-7")))
+            } else {
+                Issue.record("not a credential: \(moved.text)")
+            }
+            #expect(fake.apiCalls.count == 3)
             #expect(!service.accessLog.contains(token) && !service.stderr.contains(token))
         }
     }

@@ -373,4 +373,30 @@ import Testing
             #expect(fake.apiCalls.filter { $0.method == "GET" }.count == 2)
         }
     }
+
+    /// transferBadge funded by `google`: a subscription moves to a fresh key by its token (Play read
+    /// again, in the transfer's own hour); a one-time product is never moved.
+    @Test func aPlaySubscriptionIsTransferredByItsTokenAndAOneTimeProductIsNot() throws {
+        let fake = FakeGoogle()
+        fake.script("GET", Self.subscriptionRoute("s.moving"), .json(200, Self.subscription(acknowledged: true)))
+        try fake.serve { base in
+            let h = try Self.harness(fake, base)
+            let old = Ed25519PrivateKey(), new = Ed25519PrivateKey()
+            #expect(Self.buy(h, token: "s.moving", product: Self.subscriptionProduct, by: old).statement != nil)
+            h.clock.now = h.clock.now.adding(seconds: 600)
+            let moved = h.send(.transferBadge(masterKey: SecureRandom.bytes(32),
+                                              payment: .google(productId: Self.subscriptionProduct, token: "s.moving")), by: new)
+            #expect(moved.statement?.entries.first?.entryType == .credit(.charge(chargeId: "GPA.7-1")), "\(moved.response)")
+            #expect(moved.credential != nil)
+            #expect(try h.ledger(of: old).last?.entryType == .debit(.transferOut(toPurchaseKey: new.publicKey.purchaseKeyText)))
+            #expect(fake.apiCalls.count == 2)
+            let oneTime = h.send(.transferBadge(masterKey: SecureRandom.bytes(32), payment: .google(productId: Self.product, token: "o.x")),
+                                 by: Ed25519PrivateKey())
+            #expect(oneTime.error == .receiptUsed)
+            let badToken = h.send(.transferBadge(masterKey: SecureRandom.bytes(32),
+                                                 payment: .google(productId: Self.subscriptionProduct, token: "..")), by: Ed25519PrivateKey())
+            #expect(badToken.error == .providerUnavailable)
+            #expect(fake.apiCalls.count == 2)
+        }
+    }
 }

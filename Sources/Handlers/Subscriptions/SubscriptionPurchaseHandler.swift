@@ -13,16 +13,9 @@ extension BadgeService {
     /// and its latest charge, when the first-charge rule allows it, is confirmed if the store needs
     /// that, credited `charge {chargeId}` dated to its period start, the month due issued and the
     /// recovery receipt returned. A refusal writes nothing but the hour.
-    ///
-    /// - Parameters:
-    ///   - adapter: asks the store instead of the deployed reader of `storeName` (Play's purchase
-    ///     path names the product the request claims).
-    ///   - mayAsk: runs once the hour allows asking, before it is taken; what it throws is the
-    ///     answer and the hour is not taken (Play's checks-a-minute budget).
     public func purchaseBySubscription(key: Ed25519PublicKey, masterKey: [UInt8], store storeName: String,
-                                       reference: String, now: Timestamp, adapter override: (any SubscriptionStore)? = nil,
-                                       mayAsk: (() throws -> Void)? = nil) throws -> RPCResponse {
-        guard let adapter = override ?? subscriptionStore(named: storeName) else {
+                                       reference: String, now: Timestamp) throws -> RPCResponse {
+        guard let adapter = subscriptionStore(named: storeName) else {
             throw BadgeServiceError.providerNotConfigured("\(storeName) subscriptions")
         }
         return try purchaseBySubscription(key: key, masterKey: masterKey, adapter: adapter, reference: reference, now: now)
@@ -30,9 +23,11 @@ extension BadgeService {
 
     /// ``purchaseBySubscription(key:masterKey:store:reference:now:)`` asking `adapter`, made for this
     /// request (a Play adapter that knows the product claimed and counts its checks); renewal checks
-    /// later ask the deployment's `subscriptionStores` entry of the same `name`.
+    /// later ask the deployment's `subscriptionStores` entry of the same `name`. `mayAsk` runs once the
+    /// hour allows asking, before it is taken: what it throws is the answer, and the hour is not
+    /// taken (Play's checks-a-minute budget).
     public func purchaseBySubscription(key: Ed25519PublicKey, masterKey: [UInt8], adapter: any SubscriptionStore,
-                                       reference: String, now: Timestamp) throws -> RPCResponse {
+                                       reference: String, now: Timestamp, mayAsk: (() throws -> Void)? = nil) throws -> RPCResponse {
         let storeName = adapter.name
         let purchaseKey = key.purchaseKeyText
         let known = try store.read { r in try subscriptionClaim(r, purchaseKey: purchaseKey, store: storeName, reference: reference) }

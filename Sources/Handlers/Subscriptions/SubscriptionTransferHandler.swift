@@ -8,8 +8,8 @@ import Storage
 extension BadgeService {
     /// `transferBadge`: Restore on another device or profile (spec, transferBadge). App Store evidence
     /// is verified offline and claimed by its original transaction id, the transaction presented being
-    /// required to be the subscription's latest charge; Play's goes to
-    /// ``transferBySubscription(key:masterKey:store:reference:presentedChargeId:now:)`` from its own adapter.
+    /// required to be the subscription's latest charge; Play's is claimed by its token
+    /// (``transferByGooglePlay(key:masterKey:productId:token:now:)``).
     func transferBadge(key: Ed25519PublicKey, masterKey: [UInt8], payment: Payment, now: Timestamp) throws -> RPCResponse {
         switch payment {
         case .apple(let jws):
@@ -25,11 +25,8 @@ extension BadgeService {
             return try transferBySubscription(key: key, masterKey: masterKey, store: "apple",
                                               reference: transaction.originalTransactionId,
                                               presentedChargeId: transaction.transactionId, now: now)
-        case .google:
-            // Play's evidence ({productId, token}) is checked by its adapter, which then calls
-            // transferBySubscription(store: "google", reference: token, presentedChargeId: nil);
-            // until that is wired, no Play transfer is deployed.
-            throw BadgeServiceError.providerNotConfigured("google subscriptions")
+        case .google(let productId, let token):
+            return try transferByGooglePlay(key: key, masterKey: masterKey, productId: productId, token: token, now: now)
         default:
             throw BadgeServiceError.badRequest("transferBadge moves a store subscription: pay with apple or google")
         }
