@@ -82,8 +82,11 @@ public final class BadgeService: Sendable {
                 subscriptionStores: [any SubscriptionStore] = [], configuration: Configuration = .init()) {
         self.appStore = appStore
         self.googlePlay = googlePlay
-        // With [google], Play's subscriptions are read for renewal checks and transfers as well.
-        self.subscriptionStores = subscriptionStores + (googlePlay.map { [$0.subscriptions] } ?? [])
+        let products = StoreProductCache(store: store, lifetime: configuration.catalogCacheSeconds, clock: clock)
+        self.products = products
+        // With [google], Play's subscriptions are read for renewal checks as well.
+        self.subscriptionStores = subscriptionStores
+            + (googlePlay.map { [$0.subscriptions(products: { try products.current().playMap })] } ?? [])
         self.store = store
         self.newInvoiceId = newInvoiceId
         self.providers = providers
@@ -92,7 +95,6 @@ public final class BadgeService: Sendable {
         self.newEntryId = newEntryId
         self.configuration = configuration
         catalog = CatalogCache(store: store, lifetime: configuration.catalogCacheSeconds, clock: clock)
-        products = StoreProductCache(store: store, lifetime: configuration.catalogCacheSeconds, clock: clock)
     }
 
     /// Answers one request body from `caller`.

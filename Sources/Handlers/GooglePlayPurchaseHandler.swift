@@ -21,10 +21,10 @@ public struct GooglePlayFunding: Sendable {
         self.subscriptionChecks = subscriptionChecks
     }
 
-    /// The reader of Play subscriptions the renewal checks and transfers use (no product claimed,
-    /// no budget: those paths have their hours).
-    public var subscriptions: PlaySubscriptions {
-        PlaySubscriptions(client: client, products: products, creditsTestPurchases: creditsTestPurchases)
+    /// The reader of Play subscriptions the renewal checks use (no product claimed, no budget: that
+    /// path has its hour), pricing with the products `products` reads at each check.
+    public func subscriptions(products: @escaping @Sendable () throws -> PlayProductMap) -> PlaySubscriptions {
+        PlaySubscriptions(client: client, productsNow: products, creditsTestPurchases: creditsTestPurchases)
     }
 
     /// The payment's reference in the record: base64url(SHA-256(token)). A purchase token is a
@@ -53,7 +53,7 @@ extension BadgeService {
         let products = try storeProducts().playMap
         if products.subscriptions[productId] != nil {
             return try purchaseByPlaySubscription(key: key, masterKey: masterKey, productId: productId, token: token,
-                                                  googlePlay: googlePlay, now: now)
+                                                  googlePlay: googlePlay, products: products, now: now)
         }
         guard let grant = products.oneTime[productId] else {
             // Neither a one-time product nor a subscription this service prices; Play's answer
@@ -128,9 +128,9 @@ extension BadgeService {
     /// one presented when none is left is rate_limited with the seconds left in the minute, and its
     /// hour is not taken; the acknowledgement of one being credited counts as a check too.
     func purchaseByPlaySubscription(key: Ed25519PublicKey, masterKey: [UInt8], productId: String, token: String,
-                                    googlePlay: GooglePlayFunding, now: Timestamp) throws -> RPCResponse {
+                                    googlePlay: GooglePlayFunding, products: PlayProductMap, now: Timestamp) throws -> RPCResponse {
         let checks = googlePlay.subscriptionChecks
-        let adapter = PlaySubscriptions(client: googlePlay.client, products: googlePlay.products,
+        let adapter = PlaySubscriptions(client: googlePlay.client, products: products,
                                         creditsTestPurchases: googlePlay.creditsTestPurchases, claimedProductID: productId,
                                         beforeConfirm: { checks.count() })
         return try purchaseBySubscription(key: key, masterKey: masterKey, adapter: adapter, reference: token, now: now, mayAsk: {
@@ -151,9 +151,10 @@ extension BadgeService {
         } catch {
             throw report(error)
         }
-        if googlePlay.products.oneTime[productId] != nil { throw BadgeServiceError.receiptUsed }
-        guard googlePlay.products.subscriptions[productId] != nil else { throw BadgeServiceError.pricing(.productUnavailable) }
-        let adapter = PlaySubscriptions(client: googlePlay.client, products: googlePlay.products,
+        let products = try storeProducts().playMap
+        if products.oneTime[productId] != nil { throw BadgeServiceError.receiptUsed }
+        guard products.subscriptions[productId] != nil else { throw BadgeServiceError.pricing(.productUnavailable) }
+        let adapter = PlaySubscriptions(client: googlePlay.client, products: products,
                                         creditsTestPurchases: googlePlay.creditsTestPurchases, claimedProductID: productId)
         return try transferBySubscription(key: key, masterKey: masterKey, adapter: adapter, reference: token,
                                           presentedChargeId: nil, now: now)

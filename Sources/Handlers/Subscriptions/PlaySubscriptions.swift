@@ -12,7 +12,8 @@ import Schema
 /// token when it is bought again, so no later answer about this one can differ).
 public struct PlaySubscriptions: SubscriptionStore {
     public let client: GooglePlayClient
-    public let products: PlayProductMap
+    /// The products and base plans this deployment sells, as of each read.
+    let products: @Sendable () throws -> PlayProductMap
     public let creditsTestPurchases: Bool
     /// The product the request claimed, on the purchase path: a subscription Play reports for
     /// another product is then refused as internal. Nil on a renewal check.
@@ -20,10 +21,19 @@ public struct PlaySubscriptions: SubscriptionStore {
     /// Called before each acknowledgement (the purchase path counts it as a Play check).
     let beforeConfirm: @Sendable () -> Void
 
+    /// A reader pricing with `products`, fixed for its life (one request's).
     public init(client: GooglePlayClient, products: PlayProductMap, creditsTestPurchases: Bool = false,
                 claimedProductID: String? = nil, beforeConfirm: @escaping @Sendable () -> Void = {}) {
+        self.init(client: client, productsNow: { products }, creditsTestPurchases: creditsTestPurchases,
+                  claimedProductID: claimedProductID, beforeConfirm: beforeConfirm)
+    }
+
+    /// A reader pricing with what `productsNow` reads at each read (the deployment's, changed by `catalog`).
+    public init(client: GooglePlayClient, productsNow: @escaping @Sendable () throws -> PlayProductMap,
+                creditsTestPurchases: Bool = false, claimedProductID: String? = nil,
+                beforeConfirm: @escaping @Sendable () -> Void = {}) {
         self.client = client
-        self.products = products
+        self.products = productsNow
         self.creditsTestPurchases = creditsTestPurchases
         self.claimedProductID = claimedProductID
         self.beforeConfirm = beforeConfirm
@@ -37,7 +47,9 @@ public struct PlaySubscriptions: SubscriptionStore {
         guard case .found(let subscription) = read else {
             throw SubscriptionRefusal(.receiptInvalid, "purchases.subscriptionsv2.get 410: expired too long ago to read")
         }
-        return Self.reading(subscription, claimedProductID: claimedProductID, products: products,
+        let sold: PlayProductMap
+        do { sold = try products() } catch { throw SubscriptionRefusal(.internal, "reading the store products: \(error)") }
+        return Self.reading(subscription, claimedProductID: claimedProductID, products: sold,
                             creditsTest: creditsTestPurchases, now: now)
     }
 
