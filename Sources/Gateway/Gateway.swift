@@ -309,12 +309,19 @@ struct Endpoints: Sendable {
         return response
     }
 
-    /// `application/json`, with or without parameters, in any case.
+    /// `application/json`, with or without parameters, in any case. On the bytes: split and
+    /// `lowercased()` cost about 5% of the cached catalog's path (issue 17's profile).
     static func isJSON(_ contentType: String) -> Bool {
-        var media = contentType.split(separator: ";", maxSplits: 1).first ?? ""
-        while media.first == " " || media.first == "\t" { media.removeFirst() }
-        while media.last == " " || media.last == "\t" { media.removeLast() }
-        return media.lowercased() == "application/json"
+        let media = contentType.utf8.prefix { $0 != UInt8(ascii: ";") }
+        func blank(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 }
+        guard let first = media.firstIndex(where: { !blank($0) }) else { return false }
+        let last = media.lastIndex(where: { !blank($0) })!
+        let expected = "application/json".utf8
+        let trimmed = media[first...last]
+        guard trimmed.count == expected.count else { return false }
+        // ASCII case folding: only letters differ by 0x20, and the expected text has no other
+        // byte that folds onto a letter.
+        return zip(trimmed, expected).allSatisfy { a, e in a == e || (e >= 0x61 && e <= 0x7A && a == e - 0x20) }
     }
 }
 

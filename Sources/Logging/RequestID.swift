@@ -10,12 +10,19 @@ public struct RequestID: Sendable, Hashable {
     public init() {
         var generator = SystemRandomNumberGenerator()
         let high = generator.next() as UInt64, low = generator.next() as UInt64
-        text = Self.hex(high) + Self.hex(low)
-    }
-
-    private static func hex(_ value: UInt64) -> String {
-        let digits = String(value, radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
+        // 32 digits written into one buffer: formatting by radix and padding cost more than
+        // the random draw (issue 17's profile).
+        text = String(unsafeUninitializedCapacity: 32) { buffer in
+            func write(_ value: UInt64, at offset: Int) {
+                for i in 0..<16 {
+                    let nibble = UInt8(truncatingIfNeeded: value >> (60 - 4 * UInt64(i))) & 0x0F
+                    buffer[offset + i] = nibble < 10 ? 0x30 + nibble : 0x57 + nibble
+                }
+            }
+            write(high, at: 0)
+            write(low, at: 16)
+            return 32
+        }
     }
 
     /// The request whose work runs on this thread now, if any (bound with `$current.withValue`).
