@@ -68,7 +68,8 @@ public final class BadgeService: Sendable {
     let appStore: AppStoreFunding?
     /// The Play Developer API client and products; nil without a `[google]` section.
     let googlePlay: GooglePlayFunding?
-    /// The stores whose subscriptions this deployment can read, by `name`.
+    /// The stores whose subscriptions this deployment can read, by `SubscriptionStore.name`;
+    /// a store missing here answers its subscriptions provider_not_configured.
     let subscriptionStores: [any SubscriptionStore]
     let configuration: Configuration
     let schema = BadgeRPCSchema.shared

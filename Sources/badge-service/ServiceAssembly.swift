@@ -36,7 +36,7 @@ enum ServiceAssembly {
         guard incomplete.isEmpty else { throw ConfigurationErrors(incomplete) }
         let (providers, webhooks) = try PaymentWiring.providers(config)
         // [apple]: the roots and the API key are read now, so a mistake stops the start.
-        let appStore = try config.apple.map { try $0.funding(creditsSandbox: config.creditTestPurchases) }
+        let apple = try config.apple.map { try $0.deployment(creditsSandbox: config.creditTestPurchases) }
         // [google]: the service account's key file is read now, so a mistake stops the start.
         let googlePlay = try config.google.map { try $0.funding(creditsTestPurchases: config.creditTestPurchases, clock: systemClock) }
         for warning in config.unusedSectionWarnings(deployedVerifiers: BadgeService.deployedVerifiers) {
@@ -60,7 +60,8 @@ enum ServiceAssembly {
         if case .notReady(let reason) = store.readiness() { ServiceLog.warning("not ready: \(reason)") }
 
         let issuer = KeyringIssuer(keyring: keyring)
-        let service = BadgeService(store: store, issuer: issuer, clock: systemClock, providers: providers, appStore: appStore, googlePlay: googlePlay,
+        let service = BadgeService(store: store, issuer: issuer, clock: systemClock, providers: providers, appStore: apple?.funding,
+                                   googlePlay: googlePlay, subscriptionStores: [apple?.subscriptions].compactMap { $0 },
                                    configuration: .init(reportInternalError: { ServiceLog.error($0) },
                                                         reportProviderFailure: { ServiceLog.warning($0) }))
         let front: TrustedFront

@@ -208,6 +208,22 @@ import Testing
         }
     }
 
+    /// `[apple]`'s App Store Server API key works whole or not at all: a part of it is one line
+    /// per missing key; none of it (subscriptions not configured) and all of it pass.
+    @Test func aPartOfTheAppStoreServerAPIKeyIsNamedKeyByKey() throws {
+        let path = try write("[apple]\nbundle_id = chat.simplex.app\nroot_certificates = /r.cer\nkey_id = ABCDE12345\n")
+        #expect(try ServiceConfiguration.load(file: path, environment: [:]).incompletePaymentSections().map(\.description) == [
+            "\(path):1: [apple] issuer_id is required with key_id and private_key (the App Store Server API key)",
+            "\(path):1: [apple] private_key is required with issuer_id and key_id (the App Store Server API key)",
+        ])
+        let whole = try ServiceConfiguration.load(file: path, environment: [
+            "BADGE_SERVICE_APPLE_ISSUER_ID": "57246542-96fe-1a63-e053-0824d011072a", "BADGE_SERVICE_APPLE_PRIVATE_KEY": "/k.p8",
+        ])
+        #expect(whole.incompletePaymentSections().isEmpty)
+        let none = try write("[apple]\nbundle_id = chat.simplex.app\nroot_certificates = /r.cer\n")
+        #expect(try ServiceConfiguration.load(file: none, environment: [:]).incompletePaymentSections().isEmpty)
+    }
+
     @Test func aPresentStoreSectionConfiguresItsProvider() throws {
         let c = try ServiceConfiguration.load(file: try write("[btcpay]\n"), environment: [:])
         #expect(c.btcpay == BTCPaySettings() && c.configuredProviders == ["btcpay"])

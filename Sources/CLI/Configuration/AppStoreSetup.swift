@@ -4,9 +4,10 @@ import Handlers
 
 extension AppleStoreSettings {
     /// What `serve` deploys for a present `[apple]` section: the offline verifier over the
-    /// configured roots, and the App Store Server API key when one is configured. Every mistake
-    /// is one line naming the key or the file; nothing starts with a half-read section.
-    public func funding(creditsSandbox: Bool) throws -> AppStoreFunding {
+    /// configured roots, and, when the App Store Server API key is configured, the subscription
+    /// store that reads statuses with it. Every mistake is one line naming the key or the file;
+    /// nothing starts with a half-read section.
+    public func deployment(creditsSandbox: Bool, transport: any AppStoreTransport = URLSessionAppStoreTransport()) throws -> AppStoreDeployment {
         guard let bundle = bundleID, !bundle.isEmpty else {
             throw CommandFailure("[apple] bundle_id: required when [apple] is present (the app's bundle id, e.g. chat.simplex.app)")
         }
@@ -28,6 +29,7 @@ extension AppleStoreSettings {
         guard let roots = AppleRootCertificates(der: certificates) else {
             throw CommandFailure("[apple] root_certificates: no certificate could be read")
         }
+        var key: AppStoreAPIKey?
         let named = [("issuer_id", issuerID), ("key_id", keyID), ("private_key", privateKeyFile)]
         if named.contains(where: { $0.1 != nil }) {
             let missing = named.filter { ($0.1 ?? "").isEmpty }.map(\.0)
@@ -37,13 +39,27 @@ extension AppleStoreSettings {
             let path = privateKeyFile!
             switch FileSystem.read(path) {
             case .success(let bytes):
-                do { _ = try AppStoreAPIKey(p8: bytes, keyId: keyID!, issuerId: issuerID!, bundleId: bundle) } catch {
+                do { key = try AppStoreAPIKey(p8: bytes, keyId: keyID!, issuerId: issuerID!, bundleId: bundle) } catch {
                     throw CommandFailure("[apple] private_key: \(path): \(error)")
                 }
             case .failure(let failure):
                 throw CommandFailure("[apple] private_key: \(failure)")
             }
         }
-        return AppStoreFunding(verifier: AppStoreVerifier(roots: roots, bundleId: bundle, creditsSandbox: creditsSandbox))
+        let funding = AppStoreFunding(verifier: AppStoreVerifier(roots: roots, bundleId: bundle, creditsSandbox: creditsSandbox))
+        let subscriptions = key.map { key in
+            AppStoreSubscriptions(api: AppStoreServerAPI(
+                key: key, verifier: funding.verifier, productionURL: apiURL ?? AppStoreServerAPI.defaultProductionURL,
+                sandboxURL: sandboxAPIURL ?? AppStoreServerAPI.defaultSandboxURL, timeoutSeconds: Double(timeout),
+                maxResponseBytes: maxResponseBytes, transport: transport), products: funding.products)
+        }
+        return AppStoreDeployment(funding: funding, subscriptions: subscriptions)
     }
+}
+
+/// The App Store as `serve` deploys it: offline verification always; subscription statuses
+/// only with the App Store Server API key (without it, subscriptions answer provider_not_configured).
+public struct AppStoreDeployment: Sendable {
+    public let funding: AppStoreFunding
+    public let subscriptions: AppStoreSubscriptions?
 }

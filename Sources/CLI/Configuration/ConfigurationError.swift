@@ -33,6 +33,9 @@ public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
     case unreadable(path: String, reason: String)
     /// A present payment section without a key it needs; `at` is where the section is.
     case missingKey(section: String, key: String, at: ConfigurationSource)
+    /// A key of a set that works only whole (`[apple]`'s App Store Server API key: `issuer_id`,
+    /// `key_id`, `private_key`) is missing while another of the set is given.
+    case incompleteKeySet(section: String, key: String, set: [String], purpose: String, at: ConfigurationSource)
 
     public var description: String {
         switch self {
@@ -53,6 +56,9 @@ public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
         case .unreadable(let path, let reason): return "cannot read configuration file \(path): \(reason)"
         case .missingKey(let section, let key, let at):
             return "\(at): [\(section)] \(key) is required when [\(section)] is present"
+        case .incompleteKeySet(let section, let key, let set, let purpose, let at):
+            let others = set.filter { $0 != key }.joined(separator: " and ")
+            return "\(at): [\(section)] \(key) is required with \(others) (\(purpose))"
         }
     }
 
@@ -60,7 +66,7 @@ public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
     var line: Int? {
         switch self {
         case .syntax(let at, _), .unknownSection(_, let at, _), .unknownKey(_, _, let at, _), .invalidValue(_, _, _, let at),
-             .missingKey(_, _, let at):
+             .missingKey(_, _, let at), .incompleteKeySet(_, _, _, _, let at):
             if case .file(_, let line) = at { return line }
             return nil
         case .unknownVariable, .unreadable: return nil

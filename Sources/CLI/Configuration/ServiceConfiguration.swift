@@ -162,8 +162,9 @@ public struct ServiceConfiguration: Sendable, Equatable {
         return config
     }
 
-    /// A present `[stripe]`, `[btcpay]` or `[google]` section missing a key it cannot work without:
-    /// a half-configured provider would take payments it could never settle. `serve` and
+    /// A present `[stripe]`, `[btcpay]` or `[google]` section missing a key it cannot work without
+    /// (a half-configured provider would take payments it could never settle), and a part of
+    /// `[apple]`'s App Store Server API key. `serve` and
     /// `config check` refuse such a configuration; the other commands do not use the providers.
     public func incompletePaymentSections() -> [ConfigurationError] {
         var errors: [ConfigurationError] = []
@@ -182,6 +183,18 @@ public struct ServiceConfiguration: Sendable, Equatable {
         }
         if let g = google {
             require("google", [("package_name", g.packageName), ("service_account", g.serviceAccountFile)])
+        }
+        // The App Store Server API key is optional (without it, subscriptions answer
+        // provider_not_configured), but a part of it is a mistake.
+        if let a = apple {
+            let set = [("issuer_id", a.issuerID), ("key_id", a.keyID), ("private_key", a.privateKeyFile)]
+            if set.contains(where: { !($0.1 ?? "").isEmpty }) {
+                let at = presence(ofSection: "apple") ?? .builtIn
+                for (key, value) in set where (value ?? "").isEmpty {
+                    errors.append(.incompleteKeySet(section: "apple", key: key, set: set.map(\.0),
+                                                    purpose: "the App Store Server API key", at: at))
+                }
+            }
         }
         return errors
     }

@@ -1,0 +1,96 @@
+import Foundation
+import JSON
+
+/// The fake App Store Server API of `Tests/Peers/fake_appstore.py` on a free 127.0.0.1 port,
+/// with its own test PKI (root, intermediate, leaf: `appstore_peer.py pki`) and App Store
+/// Connect-like API key (`appstore_peer.py apikey`); stopped with the test (the fake exits when
+/// its standard input closes).
+public final class FakeAppStore: @unchecked Sendable {
+    public let bundleId: String
+    public let keyId = "FAKEKEY123"
+    public let issuerId = UUID().uuidString.lowercased()
+    /// Holds root.der, root.pem, intermediate.der, leaf.der, leaf-key.pem, key.p8 and key.pub.pem.
+    public let files = TemporaryDirectory("fake-appstore")
+    public private(set) var port = 0
+    private let process = Process()
+    private let stdin = Pipe()
+
+    public init(bundleId: String = "chat.simplex.badges.test") throws {
+        self.bundleId = bundleId
+        try PeerPython.run(script: "appstore_peer.py", arguments: ["pki", files.path])
+        try PeerPython.run(script: "appstore_peer.py", arguments: ["apikey", files.path])
+        let python = PeerPython.interpreter
+        guard FileManager.default.isExecutableFile(atPath: python) else {
+            throw PeerPython.Failure(status: -1, stderr: "no peer interpreter at \(python); run scripts/peers-venv")
+        }
+        let script = Repository.root.appendingPathComponent("Tests/Peers/fake_appstore.py").path
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = [script, files.path, files.file("key.pub.pem"), keyId, issuerId, bundleId]
+        let stdout = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        try process.run()
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = stdout.fileHandleForReading.availableData
+            if chunk.isEmpty { throw PeerPython.Failure(status: -1, stderr: "fake_appstore.py exited before listening") }
+            line.append(chunk)
+        }
+        let text = String(decoding: line, as: UTF8.self)
+        guard let p = text.split(separator: " ").last.flatMap({ Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }) else {
+            throw PeerPython.Failure(status: -1, stderr: "fake_appstore.py said: \(text)")
+        }
+        port = p
+    }
+
+    deinit {
+        try? stdin.fileHandleForWriting.close()
+        process.waitUntilExit()
+    }
+
+    /// The base URL of the fake production environment (`[apple] api_url`).
+    public var productionURL: String { "http://127.0.0.1:\(port)/production" }
+    /// The base URL of the fake sandbox (`[apple] sandbox_api_url`).
+    public var sandboxURL: String { "http://127.0.0.1:\(port)/sandbox" }
+    /// The trusted root, DER.
+    public var rootDER: [UInt8] { get throws { [UInt8](try Data(contentsOf: URL(fileURLWithPath: files.file("root.der")))) } }
+    /// The API key's `.p8` (PKCS#8 PEM).
+    public var privateKeyPEM: [UInt8] { get throws { [UInt8](try Data(contentsOf: URL(fileURLWithPath: files.file("key.p8")))) } }
+
+    /// What the fake answers for `originalTransactionId` in `environment` (`production`, `sandbox`)
+    /// from now on. `mode`: ok, nosuch, 401, 403, 404, 429, 500, 503, garbage, huge, hugechunked,
+    /// slow. `transaction` and `renewal` replace fields of the signed payloads (null removes one).
+    public func script(_ originalTransactionId: String, environment: String = "production", mode: String = "ok",
+                       status: Int = 1, transaction: JSONObject = [:], renewal: JSONObject = [:],
+                       retryAfterSeconds: Int? = nil, delaySeconds: Double? = nil, responseEnvironment: String? = nil) throws {
+        var request: JSONObject = [
+            "originalTransactionId": .string(originalTransactionId), "environment": .string(environment), "mode": .string(mode),
+            "status": .number(JSONNumber(status)), "transaction": .object(transaction), "renewal": .object(renewal),
+        ]
+        if let retryAfterSeconds { request["retryAfterSeconds"] = .number(JSONNumber(retryAfterSeconds)) }
+        if let delaySeconds { request["delaySeconds"] = .number(JSONNumber(delaySeconds)) }
+        if let responseEnvironment { request["responseEnvironment"] = .string(responseEnvironment) }
+        try post("/_control/script", request)
+    }
+
+    /// Forgets every script and recorded request.
+    public func reset() throws { try post("/_control/reset", [:]) }
+
+    /// The status requests received, oldest first: `environment`, `originalTransactionId`,
+    /// `tokenAccepted`, `tokenRefusal`, `accept`.
+    public func requests() throws -> [JSONValue] {
+        let (data, _) = try FakePayments.http("GET", "http://127.0.0.1:\(port)/_control/requests", body: nil)
+        return try JSONValue.parse([UInt8](data)).arrayValue ?? []
+    }
+
+    /// A transaction JWS signed by this fake's PKI, as a device would present it.
+    public func sign(_ payload: JSONValue) throws -> String {
+        String(decoding: try PeerPython.run(script: "appstore_peer.py", arguments: ["sign", files.path], input: Data(payload.serialized())),
+               as: UTF8.self)
+    }
+
+    private func post(_ path: String, _ object: JSONObject) throws {
+        let (data, status) = try FakePayments.http("POST", "http://127.0.0.1:\(port)" + path, body: Data(JSONValue.object(object).serialized()))
+        guard status == 200 else { throw PeerPython.Failure(status: Int32(status), stderr: String(decoding: data, as: UTF8.self)) }
+    }
+}
