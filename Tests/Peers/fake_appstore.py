@@ -1,6 +1,6 @@
 """Fake App Store Server API on 127.0.0.1 for the App Store tests (real HTTP), driven by the tests.
 
-Serves Get All Subscription Statuses (stores.md A7) for two environments on one port, under
+Serves the App Store Server API's Get All Subscription Statuses for two environments on one port, under
 the path prefixes /production and /sandbox, so a service configured with
 `api_url = http://127.0.0.1:PORT/production` and `sandbox_api_url = .../sandbox` calls them as it
 would call Apple. Each environment answers per original transaction id as a test scripted it:

@@ -1,8 +1,8 @@
 import BadgeCore
 
-/// The App Store Server API as this service calls it (stores.md A7): Get All Subscription
-/// Statuses, production first and then the sandbox, with a fresh ES256 bearer token per call,
-/// a timeout and a response cap. Every answer is classified by ``AppStoreVerifier/statusVerdict``.
+/// The App Store Server API as this service calls it: Get All Subscription Statuses, production
+/// first and then the sandbox, with a fresh ES256 bearer token per call, a timeout and a
+/// response cap. Every answer is classified by ``AppStoreVerifier/statusVerdict``.
 public struct AppStoreServerAPI: Sendable {
     public static let defaultProductionURL = "https://api.storekit.apple.com"
     public static let defaultSandboxURL = "https://api.storekit-sandbox.apple.com"
