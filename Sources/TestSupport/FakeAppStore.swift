@@ -73,6 +73,12 @@ public final class FakeAppStore: @unchecked Sendable {
         try post("/_control/script", request)
     }
 
+    /// Sets the fake's clock (token times, `signedDate`, `Retry-After`) to `unixSeconds` from now
+    /// on, for a service running at a fake time under libfaketime.
+    public func setClock(unixSeconds: Int64) throws {
+        try post("/_control/clock", ["nowMs": .number(JSONNumber(Int(unixSeconds) * 1000))])
+    }
+
     /// Forgets every script and recorded request.
     public func reset() throws { try post("/_control/reset", [:]) }
 

@@ -14,10 +14,13 @@ would call Apple. Each environment answers per original transaction id as a test
         1 MiB, with and without Content-Length), slow (delaySeconds, then ok)
   GET  /_control/requests  -> every status request received: environment, id, token verdict
   POST /_control/reset     -> forgets scripts and requests
+  POST /_control/clock {"nowMs"} -> the fake's clock from now on (tokens, signedDate, Retry-After),
+                              for a service running under libfaketime
 
 An unscripted id is answered 404 {"errorCode": 4040010}, as Apple answers an id its environment
 does not hold. Every request's bearer token is checked with PyJWT, not the service's code: ES256
-over the configured public key, `kid`, `iss`, `aud` appstoreconnect-v1, `bid`, `iat` and `exp`;
+over the configured public key, `kid`, `iss`, `aud` appstoreconnect-v1, `bid`, and `iat` and `exp`
+against the fake's clock;
 a token that fails is answered 401 without a body, as Apple does.
 
 Usage: fake_appstore.py PKI_DIR API_KEY_PUB_PEM KEY_ID ISSUER_ID BUNDLE_ID. Prints "port N" once
@@ -65,11 +68,20 @@ def token_verdict(header):
         return "no bearer token"
     token = header[len("Bearer "):]
     try:
+        # Times are checked below against the fake's clock, which a test may set (a service under libfaketime).
         claims = jwt.decode(token, PUBLIC_KEY, algorithms=["ES256"], audience="appstoreconnect-v1",
-                            options={"require": ["iss", "iat", "exp", "aud", "bid"]})
+                            options={"require": ["iss", "iat", "exp", "aud", "bid"], "verify_exp": False,
+                                     "verify_iat": False, "verify_nbf": False})
         head = jwt.get_unverified_header(token)
     except jwt.PyJWTError as e:
         return "token: " + type(e).__name__
+    now = now_ms() // 1000
+    if not isinstance(claims["iat"], int) or not isinstance(claims["exp"], int):
+        return "iat or exp is not an integer"
+    if claims["iat"] > now + 60:
+        return "token issued in the future"
+    if claims["exp"] <= now:
+        return "token expired"
     if head.get("kid") != KEY_ID:
         return "kid is not the key id"
     if claims["iss"] != ISSUER_ID:
@@ -81,8 +93,11 @@ def token_verdict(header):
     return None
 
 
+clock_offset_ms = 0  # set by /_control/clock: the fake's now is the service's (fake) now
+
+
 def now_ms():
-    return int(time.time() * 1000)
+    return int(time.time() * 1000) + clock_offset_ms
 
 
 def signed_entry(environment, original, script):
@@ -201,6 +216,10 @@ class Handler(BaseHTTPRequestHandler):
             req = json.loads(raw)
             with lock:
                 scripts[(req.get("environment", "production"), req["originalTransactionId"])] = req
+            return self.reply(200, {"ok": True})
+        if path == "/_control/clock":
+            global clock_offset_ms
+            clock_offset_ms = int(json.loads(raw)["nowMs"]) - int(time.time() * 1000)
             return self.reply(200, {"ok": True})
         if path == "/_control/reset":
             with lock:

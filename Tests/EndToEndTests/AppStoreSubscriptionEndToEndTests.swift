@@ -1,0 +1,264 @@
+import BadgeCore
+import Crypto
+import Foundation
+import JSON
+import Ledger
+import Schema
+import TestSupport
+import Testing
+
+/// App Store subscriptions on the release binary over HTTP, the App Store Server API played by
+/// the fake of Tests/Peers/fake_appstore.py: a subscription credited from its period start,
+/// replayed, refused to another key, and each status answered in the spec's class.
+@Suite(.serialized, .timeLimit(.minutes(5))) struct AppStoreSubscriptionEndToEndTests {
+    static let day = 86_400_000
+
+    /// `[apple]` with the fake's PKI, its API key and URLs.
+    static func service(_ fake: FakeAppStore, in data: TemporaryDirectory, withKey: Bool = true) throws -> ServiceProcess {
+        let config = data.file("badge-service.ini")
+        var text = """
+        [apple]
+        bundle_id = \(fake.bundleId)
+        root_certificates = \(fake.files.file("root.pem"))
+        api_url = \(fake.productionURL)
+        sandbox_api_url = \(fake.sandboxURL)
+        timeout = 3
+
+        """
+        if withKey {
+            text += """
+            issuer_id = \(fake.issuerId)
+            key_id = \(fake.keyId)
+            private_key = \(fake.files.file("key.p8"))
+
+            """
+        }
+        try Data(text.utf8).write(to: URL(fileURLWithPath: config))
+        return try ServiceProcess(data: data, arguments: ["--config", config], executable: try AppStoreEndToEndTests.release)
+    }
+
+    /// A charge of `product` from `startDays` to `endDays` around `nowMs`.
+    static func charge(_ nowMs: Int, _ startDays: Int, _ endDays: Int, id: String,
+                       product: String = "SUBSCR_BADGE_SUPPORTER_MONTH_01") -> JSONObject {
+        ["transactionId": .string(id), "productId": .string(product), "purchaseDate": .number(JSONNumber(nowMs + startDays * day)),
+         "expiresDate": .number(JSONNumber(nowMs + endDays * day))]
+    }
+
+    /// The transaction a device presents: a subscription transaction of `original`, signed by the fake's PKI.
+    static func presented(_ fake: FakeAppStore, original: String, transactionId: String, nowMs: Int,
+                          environment: String = "Production") throws -> String {
+        var payload = charge(nowMs, -1, 29, id: transactionId)
+        payload["originalTransactionId"] = .string(original)
+        payload["bundleId"] = .string(fake.bundleId)
+        payload["type"] = "Auto-Renewable Subscription"
+        payload["quantity"] = 1
+        payload["inAppOwnershipType"] = "PURCHASED"
+        payload["signedDate"] = .number(JSONNumber(nowMs))
+        payload["environment"] = .string(environment)
+        return try fake.sign(.object(payload))
+    }
+
+    @Test func aSubscriptionIsCreditedFromItsPeriodStartReplayedAndRefusedToAnotherKey() throws {
+        let fake = try FakeAppStore()
+        let data = TemporaryDirectory("e2e-apple-subscription")
+        let service = try Self.service(fake, in: data)
+        defer { _ = service.stop() }
+        let nowMs = Int(Date().timeIntervalSince1970) * 1000
+
+        try fake.script("2000000400000001", transaction: Self.charge(nowMs, -1, 29, id: "2000000400000009"))
+        let jws = try Self.presented(fake, original: "2000000400000001", transactionId: "2000000400000009", nowMs: nowMs)
+        let key = Ed25519PrivateKey(), master = SecureRandom.bytes(32)
+        let first = try AppStoreEndToEndTests.purchase(service, jws: jws, key: key, masterKey: master)
+        #expect(first.status == 200, "\(first.text)")
+        guard case .badgeCredential(let credential, let statement, let receipt, let subscription)? = first.response else {
+            Issue.record("not a credential: \(first.text)")
+            return
+        }
+        #expect(credential?.badgeType == .supporter && receipt != nil && subscription == .renewing)
+        #expect(statement.entries.map(\.entryType) == [.credit(.charge(chargeId: "2000000400000009")), .debit(.badge)])
+        #expect(statement.entries.map(\.changeMonths) == [1, -1])
+        // Dated to the store's billing period start, a day ago.
+        let periodStart = Timestamp(seconds: Int64(nowMs / 1000 - 86_400))
+        #expect(statement.entries.first?.balanceStartTs == periodStart, "\(statement.entries)")
+        #expect(try fake.requests().filter { $0["originalTransactionId"] == "2000000400000001" }.count == 1)
+
+        // The same request again: the same answer, and Apple is not asked.
+        let again = try AppStoreEndToEndTests.purchase(service, jws: jws, key: key, masterKey: master)
+        #expect(again.status == 200 && again.body == first.body)
+        #expect(try fake.requests().filter { $0["originalTransactionId"] == "2000000400000001" }.count == 1)
+        // Another key: receipt_used.
+        let other = try AppStoreEndToEndTests.purchase(service, jws: jws, key: Ed25519PrivateKey(), masterKey: SecureRandom.bytes(32))
+        #expect(other.status == 409 && other.response?.errorCode == .receiptUsed, "\(other.text)")
+        // Every bearer token the service sent was one Apple would accept.
+        #expect(try fake.requests().allSatisfy { $0["tokenAccepted"] == .bool(true) })
+        #expect(!service.accessLog.contains(jws.prefix(40)))
+    }
+
+    @Test func eachStatusIsAnsweredInItsClass() throws {
+        let fake = try FakeAppStore()
+        let data = TemporaryDirectory("e2e-apple-statuses")
+        let service = try Self.service(fake, in: data)
+        defer { _ = service.stop() }
+        let nowMs = Int(Date().timeIntervalSince1970) * 1000
+        let running = Self.charge(nowMs, -1, 29, id: "2000000410000099")
+
+        /// Scripts `original` in production (and the sandbox when given), presents it, and returns the answer.
+        func answer(_ original: String, mode: String = "ok", status: Int = 1, transaction: JSONObject? = nil,
+                    sandbox: JSONObject? = nil, retryAfterSeconds: Int? = nil) throws -> (Int, ErrorCode?, UInt32?) {
+            try fake.script(original, mode: mode, status: status, transaction: transaction ?? running, retryAfterSeconds: retryAfterSeconds)
+            if let sandbox {
+                try fake.script(original, mode: "404")
+                try fake.script(original, environment: "sandbox", transaction: sandbox)
+            }
+            let jws = try Self.presented(fake, original: original, transactionId: "2000000410000099", nowMs: nowMs)
+            let reply = try AppStoreEndToEndTests.purchase(service, jws: jws, key: Ed25519PrivateKey(), masterKey: SecureRandom.bytes(32))
+            if case .error(let code, _, let after)? = reply.response { return (reply.status, code, after) }
+            return (reply.status, nil, nil)
+        }
+
+        var shared = running
+        shared["inAppOwnershipType"] = "FAMILY_SHARED"
+        var offered = running
+        offered["offerType"] = 1
+        var refunded = running
+        refunded["revocationDate"] = .number(JSONNumber(nowMs - 3_600_000))
+        let hour = SubscriptionHour.seconds, day = SubscriptionHour.seconds * 24
+
+        #expect(try answer("2000000410000001", mode: "404") == (503, .providerUnavailable, hour))
+        #expect(try answer("2000000410000002", mode: "500") == (503, .providerUnavailable, hour))
+        // Apple's Retry-After past the hour is kept; the answer is never shorter than the hour.
+        let (status429, code429, after429) = try answer("2000000410000003", mode: "429", retryAfterSeconds: 7200)
+        #expect(status429 == 503 && code429 == .providerUnavailable && (7100...7300).contains(after429 ?? 0))
+        #expect(try answer("2000000410000004", mode: "nosuch") == (503, .providerUnavailable, hour))
+        #expect(try answer("2000000410000005", mode: "401").1 == .internal)
+        #expect(try answer("2000000410000006", mode: "403").1 == .internal)
+        #expect(try answer("2000000410000007", mode: "garbage").1 == .internal)
+        #expect(try answer("2000000410000008", mode: "huge").1 == .internal)
+        #expect(try answer("2000000410000009", mode: "slow").1 == .providerUnavailable)
+        #expect(try answer("2000000410000010", status: 9).1 == .internal)
+        #expect(try answer("2000000410000011", transaction: shared).1 == .receiptInvalid)
+        #expect(try answer("2000000410000012", sandbox: running).1 == .testPurchase)
+        #expect(try answer("2000000410000013", transaction: offered) == (409, .paymentPending, day))
+        #expect(try answer("2000000410000014", transaction: refunded) == (409, .paymentPending, day))
+        #expect(try answer("2000000410000015", status: 2, transaction: Self.charge(nowMs, -40, -10, id: "2000000410000099"))
+                == (409, .paymentPending, day))
+        #expect(try answer("2000000410000016", transaction: Self.charge(nowMs, -1, 29, id: "2000000410000099", product: "SUBSCR_ELSE"))
+                == (409, .paymentPending, day))
+        #expect(try answer("2000000410000017", transaction: Self.charge(nowMs, 1, 31, id: "2000000410000099"))
+                == (409, .paymentPending, hour))
+        #expect(try answer("2000000410000018", transaction: Self.charge(nowMs, -1, -1, id: "2000000410000099")).1 == .internal)
+        // Inside the hour, the same subscription presented again by any key: payment_pending with the time left.
+        let (statusAgain, codeAgain, afterAgain) = try answer("2000000410000001", mode: "ok")
+        #expect(statusAgain == 409 && codeAgain == .paymentPending && (3500...3600).contains(afterAgain ?? 0))
+    }
+
+    /// The service at fake time `t` (libfaketime, as TimeRulesEndToEndTests runs it) on `data`
+    /// with `config`, for `body`, then stopped.
+    static func at<T>(_ t: Timestamp, data: TemporaryDirectory, config: String,
+                      _ body: (FakeTimeDeployment.Step) throws -> T) throws -> T {
+        let d = t.date, s = t.secondOfDay
+        let text = String(format: "%04d-%02d-%02d %02d:%02d:%02d", d.year, d.month, d.day, s / 3600, s / 60 % 60, s % 60)
+        let service = try ServiceProcess(data: data, arguments: ["--config", config], environment: ["TZ": "UTC"],
+                                         executable: try AppStoreEndToEndTests.release,
+                                         launcher: [FakeTimeDeployment.wrapper, "--exclude-monotonic", text])
+        let result = try body(FakeTimeDeployment.Step(service: service, time: t))
+        #expect(service.stop() == 0, "the service at \(t) did not stop cleanly")
+        return result
+    }
+
+    static func ms(_ t: Timestamp) -> Int { Int(t.seconds) * 1000 }
+
+    /// A monthly plan renewed across two months, and an annual one refunded in its second month:
+    /// the release binary under libfaketime, the App Store Server API scripted month by month.
+    @Test func subscriptionsRenewOverSimulatedMonthsAndARefundEndsOne() throws {
+        let fake = try FakeAppStore()
+        let data = TemporaryDirectory("e2e-apple-renewals")
+        _ = try Self.service(fake, in: data).stop()  // writes the configuration, and checks it starts
+        let config = data.file("badge-service.ini")
+        let t0 = Timestamp(CivilDate(year: 2027, month: 1, day: 10), hour: 12)
+        let start = Timestamp(seconds: t0.seconds - 3600)
+        let monthly = "2000000430000001", annual = "2000000430000002"
+        func period(_ id: String, _ from: Int, _ to: Int, product: String = "SUBSCR_BADGE_SUPPORTER_MONTH_01") -> JSONObject {
+            ["transactionId": .string(id), "productId": .string(product),
+             "purchaseDate": .number(JSONNumber(Self.ms(addMonths(from, to: start)))),
+             "expiresDate": .number(JSONNumber(Self.ms(addMonths(to, to: start))))]
+        }
+        func asked(_ original: String) throws -> Int {
+            try fake.requests().filter { $0["originalTransactionId"]?.stringValue == original }.count
+        }
+        let monthlyKey = Ed25519PrivateKey(), annualKey = Ed25519PrivateKey()
+
+        // 10 January: both bought, each credited from its period start, an hour before. Apple's
+        // clock is the service's, so the tokens it signs are current there.
+        try fake.setClock(unixSeconds: t0.seconds)
+        try fake.script(monthly, transaction: period("2000000430000011", 0, 1))
+        try fake.script(annual, transaction: period("2000000430000021", 0, 12, product: "SUBSCR_BADGE_LEGEND_YEAR_01"))
+        let (monthlyRows, annualRows) = try Self.at(t0, data: data, config: config) { step -> ([LedgerEntry], [LedgerEntry]) in
+            let m = try step.send(.purchaseBadge(masterKey: SecureRandom.bytes(32), payment: .apple(jws: try Self.presented(
+                fake, original: monthly, transactionId: "2000000430000011", nowMs: Self.ms(t0))), upgrade: nil), by: monthlyKey)
+            let a = try step.send(.purchaseBadge(masterKey: SecureRandom.bytes(32), payment: .apple(jws: try Self.presented(
+                fake, original: annual, transactionId: "2000000430000021", nowMs: Self.ms(t0))), upgrade: nil), by: annualKey)
+            #expect(m.status == 200 && a.status == 200, "\(m.text) \(a.text)")
+            #expect(m.response?.reportedSubscription == .renewing && a.response?.reportedSubscription == .renewing)
+            return (m.response?.statement?.entries ?? [], a.response?.statement?.entries ?? [])
+        }
+        #expect(monthlyRows.map(\.changeMonths) == [1, -1] && annualRows.map(\.changeMonths) == [12, -1])
+        #expect(monthlyRows.first?.balanceStartTs == start && annualRows.first?.balanceBadgeType == .legend)
+
+        // 11 February: the monthly plan charged again, its new period granted and the month issued;
+        // Apple reports the annual plan refunded: the months not yet issued are debited refund and it ends.
+        let t1 = Timestamp(seconds: addMonths(1, to: t0).seconds + 86_400)
+        try fake.setClock(unixSeconds: t1.seconds)
+        try fake.script(monthly, transaction: period("2000000430000012", 1, 2))
+        var refunded = period("2000000430000021", 0, 12, product: "SUBSCR_BADGE_LEGEND_YEAR_01")
+        refunded["revocationDate"] = .number(JSONNumber(Self.ms(t1) - 86_400_000))
+        try fake.script(annual, status: 5, transaction: refunded)
+        let (renewed, ended, endedAgain) = try Self.at(t1, data: data, config: config) { step in
+            (try step.issue(by: monthlyKey, asserting: try #require(monthlyRows.last)),
+             try step.issue(by: annualKey, asserting: try #require(annualRows.last)),
+             try step.issue(by: annualKey, asserting: try #require(annualRows.last)))
+        }
+        #expect(renewed.status == 200, "\(renewed.text)")
+        #expect(renewed.response?.reportedSubscription == .renewing)
+        let renewedRows = renewed.response?.statement?.entries ?? []
+        #expect(renewedRows.contains { $0.entryType == .credit(.charge(chargeId: "2000000430000012")) }, "\(renewedRows)")
+        #expect(renewedRows.last?.entryType == .debit(.badge))
+        #expect(renewed.response?.credential != nil)
+        #expect(try asked(monthly) == 2)
+
+        #expect(ended.response?.reportedSubscription == .ended, "\(ended.text)")
+        #expect(ended.response?.credential == nil)
+        let endedRows = ended.response?.statement?.entries ?? []
+        #expect(endedRows.contains { $0.entryType == .debit(.refund) && $0.changeMonths < 0 }, "\(endedRows)")
+        #expect(endedRows.last?.balanceMonths == 0)
+        // Read ended within the hour: answered ended again without asking Apple.
+        #expect(endedAgain.response?.reportedSubscription == .ended)
+        #expect(try asked(annual) == 2)
+    }
+
+    @Test func withoutTheAPIKeySubscriptionsAreNotConfigured() throws {
+        let fake = try FakeAppStore()
+        let data = TemporaryDirectory("e2e-apple-nokey")
+        let service = try Self.service(fake, in: data, withKey: false)
+        defer { _ = service.stop() }
+        let nowMs = Int(Date().timeIntervalSince1970) * 1000
+        try fake.script("2000000420000001", transaction: Self.charge(nowMs, -1, 29, id: "2000000420000009"))
+        let jws = try Self.presented(fake, original: "2000000420000001", transactionId: "2000000420000009", nowMs: nowMs)
+        let reply = try AppStoreEndToEndTests.purchase(service, jws: jws, key: Ed25519PrivateKey(), masterKey: SecureRandom.bytes(32))
+        #expect(reply.response?.errorCode == .providerNotConfigured, "\(reply.text)")
+        #expect(try fake.requests().isEmpty)
+    }
+}
+
+private extension RPCResponse {
+    /// The `subscription` a badgeCredential answer carries.
+    var reportedSubscription: SubscriptionState? {
+        if case .badgeCredential(_, _, _, let state) = self { return state }
+        return nil
+    }
+}
+
+/// The spec's hour of the subscription checks, in seconds.
+enum SubscriptionHour {
+    static let seconds: UInt32 = 3600
+}
