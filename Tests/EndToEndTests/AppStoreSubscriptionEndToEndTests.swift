@@ -58,8 +58,8 @@ import Testing
         return try fake.sign(.object(payload))
     }
 
-    @Test func aSubscriptionIsCreditedFromItsPeriodStartReplayedAndRefusedToAnotherKey() throws {
-        let fake = try FakeAppStore()
+    @Test func aSubscriptionIsCreditedFromItsPeriodStartReplayedAndRefusedToAnotherKey() async throws {
+        let fake = try await onOwnThread { try FakeAppStore() }
         let data = TemporaryDirectory("e2e-apple-subscription")
         let service = try Self.service(fake, in: data)
         defer { _ = service.stop() }
@@ -94,8 +94,8 @@ import Testing
         #expect(!service.accessLog.contains(jws.prefix(40)))
     }
 
-    @Test func eachStatusIsAnsweredInItsClass() throws {
-        let fake = try FakeAppStore()
+    @Test func eachStatusIsAnsweredInItsClass() async throws {
+        let fake = try await onOwnThread { try FakeAppStore() }
         let data = TemporaryDirectory("e2e-apple-statuses")
         let service = try Self.service(fake, in: data)
         defer { _ = service.stop() }
@@ -170,8 +170,8 @@ import Testing
 
     /// A monthly plan renewed across two months, and an annual one refunded in its second month:
     /// the release binary under libfaketime, the App Store Server API scripted month by month.
-    @Test func subscriptionsRenewOverSimulatedMonthsAndARefundEndsOne() throws {
-        let fake = try FakeAppStore()
+    @Test func subscriptionsRenewOverSimulatedMonthsAndARefundEndsOne() async throws {
+        let fake = try await onOwnThread { try FakeAppStore() }
         let data = TemporaryDirectory("e2e-apple-renewals")
         _ = try Self.service(fake, in: data).stop()  // writes the configuration, and checks it starts
         let config = data.file("badge-service.ini")
@@ -236,8 +236,8 @@ import Testing
         #expect(try asked(annual) == 2)
     }
 
-    @Test func withoutTheAPIKeySubscriptionsAreNotConfigured() throws {
-        let fake = try FakeAppStore()
+    @Test func withoutTheAPIKeySubscriptionsAreNotConfigured() async throws {
+        let fake = try await onOwnThread { try FakeAppStore() }
         let data = TemporaryDirectory("e2e-apple-nokey")
         let service = try Self.service(fake, in: data, withKey: false)
         defer { _ = service.stop() }

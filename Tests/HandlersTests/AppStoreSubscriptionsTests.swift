@@ -9,15 +9,16 @@ import Testing
 
 /// The App Store subscription store read through the fake App Store Server API: the protocol's
 /// state, the latest charge and the first-charge rule as the spec's purchaseBadge "Subscriptions"
-/// and its App Store list word them, each item in its class.
+/// and its App Store list word them, each item in its class. The fake starts, and reads run, on
+/// threads of their own, never holding one of the test pool's few threads.
 @Suite(.timeLimit(.minutes(3))) struct AppStoreSubscriptionsTests {
     let fake: FakeAppStore
     let store: AppStoreSubscriptions
     let now = Timestamp(seconds: Int64(Date().timeIntervalSince1970))
     static let day = 86_400_000
 
-    init() throws {
-        fake = try FakeAppStore()
+    init() async throws {
+        fake = try await onOwnThread { try FakeAppStore() }
         store = try Self.store(fake, creditsSandbox: false)
     }
 
@@ -38,19 +39,24 @@ import Testing
          "purchaseDate": .number(JSONNumber(ms + startDays * Self.day)), "expiresDate": .number(JSONNumber(ms + endDays * Self.day))]
     }
 
-    func read(_ id: String, status: Int = 1, transaction: JSONObject, renewal: JSONObject = [:]) throws -> SubscriptionReading {
+    func read(_ id: String, status: Int = 1, transaction: JSONObject, renewal: JSONObject = [:]) async throws -> SubscriptionReading {
         try fake.script(id, status: status, transaction: transaction, renewal: renewal)
-        do { return try store.read(reference: id, now: now) } catch {
-            Issue.record("\(id): \(error)")
-            throw error
+        let (store, now) = (store, now)
+        let result = try await onOwnThread { () -> Result<SubscriptionReading, SubscriptionRefusal> in
+            do throws(SubscriptionRefusal) { return .success(try store.read(reference: id, now: now)) } catch { return .failure(error) }
         }
+        if case .failure(let error) = result { Issue.record("\(id): \(error)") }
+        return try result.get()
     }
 
-    func refusal(_ id: String) -> SubscriptionRefusal.Class? {
-        do {
-            _ = try store.read(reference: id, now: now)
-            return nil
-        } catch { return error.kind }
+    func refusal(_ id: String) async throws -> SubscriptionRefusal.Class? {
+        let (store, now) = (store, now)
+        return try await onOwnThread { () -> SubscriptionRefusal.Class? in
+            do throws(SubscriptionRefusal) {
+                _ = try store.read(reference: id, now: now)
+                return nil
+            } catch { return error.kind }
+        }
     }
 
     func chargeRefusal(_ reading: SubscriptionReading) -> SubscriptionRefusal.Class? {
@@ -58,8 +64,8 @@ import Testing
         return nil
     }
 
-    @Test func aRunningChargeIsGrantableFromItsPeriodStart() throws {
-        let reading = try read("2000000600000001", transaction: charge(-1, 29, id: "2000000600000101"))
+    @Test func aRunningChargeIsGrantableFromItsPeriodStart() async throws {
+        let reading = try await read("2000000600000001", transaction: charge(-1, 29, id: "2000000600000101"))
         #expect(store.name == "apple")
         #expect(reading.state == .renewing && reading.isConfirmed)
         #expect(reading.latestChargeId == "2000000600000101" && !reading.latestChargeRevoked)
@@ -69,7 +75,7 @@ import Testing
         #expect(granted.periodStart == Timestamp(seconds: Int64(ms / 1000 - 86_400)))
         #expect(granted.periodEnd == Timestamp(seconds: Int64(ms / 1000 + 29 * 86_400)))
         // An annual legend plan grants twelve months of legend.
-        let annual = try read("2000000600000002", transaction: charge(-3, 362, product: "SUBSCR_BADGE_LEGEND_YEAR_01")).charge.get()
+        let annual = try await read("2000000600000002", transaction: charge(-3, 362, product: "SUBSCR_BADGE_LEGEND_YEAR_01")).charge.get()
         #expect(annual.badgeType == .legend && annual.months == 12)
         // confirm asks nothing of the App Store.
         let before = try fake.requests().count
@@ -77,78 +83,81 @@ import Testing
         #expect(try fake.requests().count == before)
     }
 
-    @Test func theStatesAsTheProtocolNamesThem() throws {
-        #expect(try read("2000000600000010", transaction: charge(-1, 29), renewal: ["autoRenewStatus": 0]).state == .cancelled)
+    @Test func theStatesAsTheProtocolNamesThem() async throws {
+        #expect(try await read("2000000600000010", transaction: charge(-1, 29), renewal: ["autoRenewStatus": 0]).state == .cancelled)
         // Cancelled still runs its paid period: grantable.
-        #expect(try read("2000000600000011", transaction: charge(-1, 29), renewal: ["autoRenewStatus": 0]).charge.get().months == 1)
-        #expect(try read("2000000600000012", status: 3, transaction: charge(-31, -1)).state == .billingRetry)
-        #expect(try read("2000000600000013", status: 4, transaction: charge(-1, 29)).state == .billingRetry)
-        let expired = try read("2000000600000014", status: 2, transaction: charge(-40, -10))
+        #expect(try await read("2000000600000011", transaction: charge(-1, 29), renewal: ["autoRenewStatus": 0]).charge.get().months == 1)
+        #expect(try await read("2000000600000012", status: 3, transaction: charge(-31, -1)).state == .billingRetry)
+        #expect(try await read("2000000600000013", status: 4, transaction: charge(-1, 29)).state == .billingRetry)
+        let expired = try await read("2000000600000014", status: 2, transaction: charge(-40, -10))
         #expect(expired.state == .ended && chargeRefusal(expired) == .paymentPending(retryAfter: SubscriptionRefusal.day))
-        let revoked = try read("2000000600000015", status: 5, transaction: charge(-1, 29))
+        let revoked = try await read("2000000600000015", status: 5, transaction: charge(-1, 29))
         #expect(revoked.state == .ended && revoked.latestChargeRevoked)
         #expect(chargeRefusal(revoked) == .paymentPending(retryAfter: SubscriptionRefusal.day))
     }
 
-    @Test func theFirstChargeRuleForTheAppStore() throws {
+    @Test func theFirstChargeRuleForTheAppStore() async throws {
         let day = SubscriptionRefusal.Class.paymentPending(retryAfter: SubscriptionRefusal.day)
         // A charge with a revocationDate: revoked, a day (a later charge could still come).
         var refunded = charge(-2, 28)
         refunded["revocationDate"] = .number(JSONNumber(ms - 3_600_000))
-        let r = try read("2000000600000020", transaction: refunded)
+        let r = try await read("2000000600000020", transaction: refunded)
         #expect(r.latestChargeRevoked && r.state == .renewing && chargeRefusal(r) == day)
         // Any offer type.
         for (i, offer) in [1, 2, 3, 4].enumerated() {
             var offered = charge(-1, 29)
             offered["offerType"] = .number(JSONNumber(offer))
-            #expect(chargeRefusal(try read("200000060000003\(i)", transaction: offered)) == day, "offer \(offer)")
+            #expect(chargeRefusal(try await read("200000060000003\(i)", transaction: offered)) == day, "offer \(offer)")
         }
         // A plan not sold here, and a one-time product's id on a subscription transaction.
-        #expect(chargeRefusal(try read("2000000600000040", transaction: charge(-1, 29, product: "SUBSCR_SOMETHING_ELSE"))) == day)
-        #expect(chargeRefusal(try read("2000000600000041", transaction: charge(-1, 29, product: "BADGE_SUPPORTER_01"))) == day)
+        #expect(chargeRefusal(try await read("2000000600000040", transaction: charge(-1, 29, product: "SUBSCR_SOMETHING_ELSE"))) == day)
+        #expect(chargeRefusal(try await read("2000000600000041", transaction: charge(-1, 29, product: "BADGE_SUPPORTER_01"))) == day)
         // A period over while the store still retries.
-        #expect(chargeRefusal(try read("2000000600000042", status: 3, transaction: charge(-31, -1))) == day)
+        #expect(chargeRefusal(try await read("2000000600000042", status: 3, transaction: charge(-31, -1))) == day)
         // The plan's months from the period start have run out though the period still runs.
-        #expect(chargeRefusal(try read("2000000600000043", transaction: charge(-35, 10))) == day)
+        #expect(chargeRefusal(try await read("2000000600000043", transaction: charge(-35, 10))) == day)
         // A period that has not started yet: an hour.
-        #expect(chargeRefusal(try read("2000000600000044", transaction: charge(1, 31)))
+        #expect(chargeRefusal(try await read("2000000600000044", transaction: charge(1, 31)))
                 == .paymentPending(retryAfter: SubscriptionRefusal.hour))
         // A period that does not end after it starts: internal.
-        #expect(chargeRefusal(try read("2000000600000045", transaction: charge(-1, -1))) == .internal)
+        #expect(chargeRefusal(try await read("2000000600000045", transaction: charge(-1, -1))) == .internal)
     }
 
-    @Test func failedReadsInTheirClasses() throws {
+    @Test func failedReadsInTheirClasses() async throws {
         // A 404 in both environments: unavailable, no retryAfter.
-        #expect(refusal("2000000600000050") == .providerUnavailable(retryAfter: nil))
+        #expect(try await refusal("2000000600000050") == .providerUnavailable(retryAfter: nil))
         try fake.script("2000000600000051", mode: "429", retryAfterSeconds: 600)
-        if case .providerUnavailable(let after)? = refusal("2000000600000051") {
+        if case .providerUnavailable(let after)? = try await refusal("2000000600000051") {
             // Apple's time, less the `now` the read is asked at (taken before the fake started).
             #expect(after.map { (595...660).contains($0) } == true, "\(String(describing: after))")
         } else { Issue.record("429 not unavailable") }
         try fake.script("2000000600000052", mode: "401")
-        #expect(refusal("2000000600000052") == .internal)
+        #expect(try await refusal("2000000600000052") == .internal)
         try fake.script("2000000600000053", mode: "403")
-        #expect(refusal("2000000600000053") == .internal)
+        #expect(try await refusal("2000000600000053") == .internal)
         try fake.script("2000000600000054", mode: "500")
-        #expect(refusal("2000000600000054") == .providerUnavailable(retryAfter: nil))
+        #expect(try await refusal("2000000600000054") == .providerUnavailable(retryAfter: nil))
         try fake.script("2000000600000055", mode: "huge")
-        #expect(refusal("2000000600000055") == .internal)
+        #expect(try await refusal("2000000600000055") == .internal)
         // Sandbox: test_purchase, unless the deployment credits test purchases.
         try fake.script("2000000600000056", environment: "sandbox", transaction: charge(-1, 29))
-        #expect(refusal("2000000600000056") == .testPurchase)
-        #expect(try Self.store(fake, creditsSandbox: true).read(reference: "2000000600000056", now: now).charge.get().months == 1)
+        #expect(try await refusal("2000000600000056") == .testPurchase)
+        let sandboxCrediting = try Self.store(fake, creditsSandbox: true)
+        let now = now
+        let months = try await onOwnThread { try sandboxCrediting.read(reference: "2000000600000056", now: now).charge.get().months }
+        #expect(months == 1)
         // A family-shared subscription: receipt_invalid.
         var shared = charge(-1, 29)
         shared["inAppOwnershipType"] = "FAMILY_SHARED"
         try fake.script("2000000600000057", transaction: shared)
-        #expect(refusal("2000000600000057") == .receiptInvalid)
+        #expect(try await refusal("2000000600000057") == .receiptInvalid)
         // Another app's bundle id in the signed transaction: internal.
         var other = charge(-1, 29)
         other["bundleId"] = "com.example.other"
         try fake.script("2000000600000058", transaction: other)
-        #expect(refusal("2000000600000058") == .internal)
+        #expect(try await refusal("2000000600000058") == .internal)
         // A status this service does not know: internal.
         try fake.script("2000000600000059", status: 7, transaction: charge(-1, 29))
-        #expect(refusal("2000000600000059") == .internal)
+        #expect(try await refusal("2000000600000059") == .internal)
     }
 }
