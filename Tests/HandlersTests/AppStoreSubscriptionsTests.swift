@@ -127,10 +127,17 @@ import Testing
         // A 404 in both environments: unavailable, no retryAfter.
         #expect(try await refusal("2000000600000050") == .providerUnavailable(retryAfter: nil))
         try fake.script("2000000600000051", mode: "429", retryAfterSeconds: 600)
-        if case .providerUnavailable(let after)? = try await refusal("2000000600000051") {
-            // Apple's time, less the `now` the read is asked at (taken before the fake started).
-            #expect(after.map { (595...660).contains($0) } == true, "\(String(describing: after))")
-        } else { Issue.record("429 not unavailable") }
+        // Read at the current time: Apple's Retry-After (a UNIX time in ms, 600 s on) less that time.
+        let store = store
+        let late = try await onOwnThread { () -> SubscriptionRefusal.Class? in
+            do throws(SubscriptionRefusal) {
+                _ = try store.read(reference: "2000000600000051", now: Timestamp(seconds: Int64(Date().timeIntervalSince1970)))
+                return nil
+            } catch { return error.kind }
+        }
+        if case .providerUnavailable(let after)? = late {
+            #expect(after.map { (595...601).contains($0) } == true, "\(String(describing: after))")
+        } else { Issue.record("429 not unavailable: \(String(describing: late))") }
         try fake.script("2000000600000052", mode: "401")
         #expect(try await refusal("2000000600000052") == .internal)
         try fake.script("2000000600000053", mode: "403")
