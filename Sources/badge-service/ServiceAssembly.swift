@@ -61,7 +61,9 @@ enum ServiceAssembly {
 
         let issuer = KeyringIssuer(keyring: keyring)
         let service = BadgeService(store: store, issuer: issuer, clock: systemClock, providers: providers, appStore: apple?.funding,
-                                   googlePlay: googlePlay, subscriptionStores: [apple?.subscriptions].compactMap { $0 },
+                                   googlePlay: googlePlay,
+                                   subscriptionStores: [apple?.subscriptions(products: { StoreProducts(try store.read { try $0.storeProducts() }) })]
+                                       .compactMap { $0 },
                                    configuration: .init(reportInternalError: { ServiceLog.error($0) },
                                                         reportProviderFailure: { ServiceLog.warning($0) }))
         let front: TrustedFront

@@ -15,7 +15,7 @@ import Testing
         var settings = AppleStoreSettings()
         settings.bundleID = fake.bundleId
         settings.rootCertificates = fake.files.file("root.pem")
-        #expect(try settings.deployment(creditsSandbox: false).subscriptions == nil)
+        #expect(try settings.deployment(creditsSandbox: false).subscriptions(products: { .upstream }) == nil)
 
         settings.issuerID = fake.issuerId
         settings.keyID = fake.keyId
@@ -24,7 +24,7 @@ import Testing
         settings.sandboxAPIURL = fake.sandboxURL
         settings.timeout = 3
         settings.maxResponseBytes = 65536
-        let store = try #require(try settings.deployment(creditsSandbox: false).subscriptions)
+        let store = try #require(try settings.deployment(creditsSandbox: false).subscriptions(products: { .upstream }))
         #expect(store.name == "apple" && store.api.productionURL == fake.productionURL && store.api.sandboxURL == fake.sandboxURL)
         #expect(store.api.timeoutSeconds == 3 && store.api.maxResponseBytes == 65536)
         // The deployed store reads through the configured URL with the configured key.

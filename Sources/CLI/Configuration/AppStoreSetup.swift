@@ -1,6 +1,7 @@
 import AppStore
 import BadgeCore
 import Handlers
+import Storage
 
 extension AppleStoreSettings {
     /// What `serve` deploys for a present `[apple]` section: the offline verifier over the
@@ -47,13 +48,12 @@ extension AppleStoreSettings {
             }
         }
         let funding = AppStoreFunding(verifier: AppStoreVerifier(roots: roots, bundleId: bundle, creditsSandbox: creditsSandbox))
-        let subscriptions = key.map { key in
-            AppStoreSubscriptions(api: AppStoreServerAPI(
-                key: key, verifier: funding.verifier, productionURL: apiURL ?? AppStoreServerAPI.defaultProductionURL,
-                sandboxURL: sandboxAPIURL ?? AppStoreServerAPI.defaultSandboxURL, timeoutSeconds: Double(timeout),
-                maxResponseBytes: maxResponseBytes, transport: transport), products: funding.products)
+        let serverAPI = key.map { key in
+            AppStoreServerAPI(key: key, verifier: funding.verifier, productionURL: apiURL ?? AppStoreServerAPI.defaultProductionURL,
+                              sandboxURL: sandboxAPIURL ?? AppStoreServerAPI.defaultSandboxURL, timeoutSeconds: Double(timeout),
+                              maxResponseBytes: maxResponseBytes, transport: transport)
         }
-        return AppStoreDeployment(funding: funding, subscriptions: subscriptions)
+        return AppStoreDeployment(funding: funding, serverAPI: serverAPI)
     }
 }
 
@@ -61,5 +61,12 @@ extension AppleStoreSettings {
 /// only with the App Store Server API key (without it, subscriptions answer provider_not_configured).
 public struct AppStoreDeployment: Sendable {
     public let funding: AppStoreFunding
-    public let subscriptions: AppStoreSubscriptions?
+    /// The App Store Server API client; nil without the API key.
+    public let serverAPI: AppStoreServerAPI?
+
+    /// The subscription store, judging charges by the products `products` reads (the database's,
+    /// as an operator changes them); nil without the API key.
+    public func subscriptions(products: @escaping @Sendable () throws -> StoreProducts) -> AppStoreSubscriptions? {
+        serverAPI.map { AppStoreSubscriptions(api: $0, products: products) }
+    }
 }

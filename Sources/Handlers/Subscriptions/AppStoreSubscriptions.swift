@@ -2,18 +2,25 @@ import AppStore
 import BadgeCore
 import Ledger
 import Schema
+import Storage
 
 /// App Store subscriptions as the store-agnostic handlers read them: Get All Subscription
 /// Statuses through ``AppStoreServerAPI``, the latest transaction judged by the first-charge rule
 /// as the spec words it for the App Store (purchaseBadge "Subscriptions").
 public struct AppStoreSubscriptions: SubscriptionStore {
     public let api: AppStoreServerAPI
-    /// The plans this deployment sells: a subscription product outside them funds nothing.
-    public let products: StoreProducts
+    /// The plans this deployment sells, read at each judgement (the database's, which an operator
+    /// changes while the service runs): a subscription product outside them funds nothing.
+    let products: @Sendable () throws -> StoreProducts
 
-    public init(api: AppStoreServerAPI, products: StoreProducts = .upstream) {
+    public init(api: AppStoreServerAPI, products: @escaping @Sendable () throws -> StoreProducts) {
         self.api = api
         self.products = products
+    }
+
+    /// A store judging charges by a fixed product list.
+    public init(api: AppStoreServerAPI, products: StoreProducts = .upstream) {
+        self.init(api: api, products: { products })
     }
 
     public var name: String { "apple" }
@@ -69,7 +76,11 @@ public struct AppStoreSubscriptions: SubscriptionStore {
         }
         if revoked { return pending(SubscriptionRefusal.day, "the latest charge is revoked") }
         if let offer = transaction.offerType { return pending(SubscriptionRefusal.day, "the latest charge was bought with an offer (type \(offer))") }
-        guard let plan = products.product(store: "apple", id: transaction.productId), plan.kind == .subscription else {
+        let sold: StoreProducts
+        do { sold = try products() } catch {
+            return .failure(SubscriptionRefusal(.internal, "apple: reading the store products: \(error)"))
+        }
+        guard let plan = sold.product(store: "apple", id: transaction.productId), plan.kind == .subscription else {
             return pending(SubscriptionRefusal.day, "product \(transaction.productId) is not a plan this service sells")
         }
         if read.status == .expired { return pending(SubscriptionRefusal.day, "the subscription has ended") }
