@@ -61,14 +61,14 @@ import Testing
     @Test func aSubscriptionIsCreditedFromItsPeriodStartReplayedAndRefusedToAnotherKey() async throws {
         let fake = try await onOwnThread { try FakeAppStore() }
         let data = TemporaryDirectory("e2e-apple-subscription")
-        let service = try Self.service(fake, in: data)
+        let service = try await onOwnThread { try Self.service(fake, in: data) }
         defer { _ = service.stop() }
         let nowMs = Int(Date().timeIntervalSince1970) * 1000
 
         try fake.script("2000000400000001", transaction: Self.charge(nowMs, -1, 29, id: "2000000400000009"))
-        let jws = try Self.presented(fake, original: "2000000400000001", transactionId: "2000000400000009", nowMs: nowMs)
+        let jws = try await onOwnThread { try Self.presented(fake, original: "2000000400000001", transactionId: "2000000400000009", nowMs: nowMs) }
         let key = Ed25519PrivateKey(), master = SecureRandom.bytes(32)
-        let first = try AppStoreEndToEndTests.purchase(service, jws: jws, key: key, masterKey: master)
+        let first = try await onOwnThread { try AppStoreEndToEndTests.purchase(service, jws: jws, key: key, masterKey: master) }
         #expect(first.status == 200, "\(first.text)")
         guard case .badgeCredential(let credential, let statement, let receipt, let subscription)? = first.response else {
             Issue.record("not a credential: \(first.text)")
@@ -83,11 +83,13 @@ import Testing
         #expect(try fake.requests().filter { $0["originalTransactionId"] == "2000000400000001" }.count == 1)
 
         // The same request again: the same answer, and Apple is not asked.
-        let again = try AppStoreEndToEndTests.purchase(service, jws: jws, key: key, masterKey: master)
+        let again = try await onOwnThread { try AppStoreEndToEndTests.purchase(service, jws: jws, key: key, masterKey: master) }
         #expect(again.status == 200 && again.body == first.body)
         #expect(try fake.requests().filter { $0["originalTransactionId"] == "2000000400000001" }.count == 1)
         // Another key: receipt_used.
-        let other = try AppStoreEndToEndTests.purchase(service, jws: jws, key: Ed25519PrivateKey(), masterKey: SecureRandom.bytes(32))
+        let other = try await onOwnThread {
+            try AppStoreEndToEndTests.purchase(service, jws: jws, key: Ed25519PrivateKey(), masterKey: SecureRandom.bytes(32))
+        }
         #expect(other.status == 409 && other.response?.errorCode == .receiptUsed, "\(other.text)")
         // Every bearer token the service sent was one Apple would accept.
         #expect(try fake.requests().allSatisfy { $0["tokenAccepted"] == .bool(true) })
@@ -97,15 +99,22 @@ import Testing
     @Test func eachStatusIsAnsweredInItsClass() async throws {
         let fake = try await onOwnThread { try FakeAppStore() }
         let data = TemporaryDirectory("e2e-apple-statuses")
-        let service = try Self.service(fake, in: data)
+        let service = try await onOwnThread { try Self.service(fake, in: data) }
         defer { _ = service.stop() }
         let nowMs = Int(Date().timeIntervalSince1970) * 1000
         let running = Self.charge(nowMs, -1, 29, id: "2000000410000099")
 
         /// Scripts `original` in production (and the sandbox when given), presents it, and returns the answer.
         func answer(_ original: String, mode: String = "ok", status: Int = 1, transaction: JSONObject? = nil,
-                    sandbox: JSONObject? = nil, retryAfterSeconds: Int? = nil) throws -> (Int, ErrorCode?, UInt32?) {
-            try fake.script(original, mode: mode, status: status, transaction: transaction ?? running, retryAfterSeconds: retryAfterSeconds)
+                    sandbox: JSONObject? = nil, retryAfterSeconds: Int? = nil) async throws -> (Int, ErrorCode?, UInt32?) {
+            let running = running
+            return try await onOwnThread { try ask(original, mode: mode, status: status, transaction: transaction ?? running, sandbox: sandbox,
+                                                   retryAfterSeconds: retryAfterSeconds) }
+        }
+        /// The same, blocking: run on a thread of its own.
+        @Sendable func ask(_ original: String, mode: String, status: Int, transaction: JSONObject, sandbox: JSONObject?,
+                           retryAfterSeconds: Int?) throws -> (Int, ErrorCode?, UInt32?) {
+            try fake.script(original, mode: mode, status: status, transaction: transaction, retryAfterSeconds: retryAfterSeconds)
             if let sandbox {
                 try fake.script(original, mode: "404")
                 try fake.script(original, environment: "sandbox", transaction: sandbox)
@@ -124,45 +133,49 @@ import Testing
         refunded["revocationDate"] = .number(JSONNumber(nowMs - 3_600_000))
         let hour = SubscriptionHour.seconds, day = SubscriptionHour.seconds * 24
 
-        #expect(try answer("2000000410000001", mode: "404") == (503, .providerUnavailable, hour))
-        #expect(try answer("2000000410000002", mode: "500") == (503, .providerUnavailable, hour))
+        #expect(try await answer("2000000410000001", mode: "404") == (503, .providerUnavailable, hour))
+        #expect(try await answer("2000000410000002", mode: "500") == (503, .providerUnavailable, hour))
         // Apple's Retry-After past the hour is kept; the answer is never shorter than the hour.
-        let (status429, code429, after429) = try answer("2000000410000003", mode: "429", retryAfterSeconds: 7200)
+        let (status429, code429, after429) = try await answer("2000000410000003", mode: "429", retryAfterSeconds: 7200)
         #expect(status429 == 503 && code429 == .providerUnavailable && (7100...7300).contains(after429 ?? 0))
-        #expect(try answer("2000000410000004", mode: "nosuch") == (503, .providerUnavailable, hour))
-        #expect(try answer("2000000410000005", mode: "401").1 == .internal)
-        #expect(try answer("2000000410000006", mode: "403").1 == .internal)
-        #expect(try answer("2000000410000007", mode: "garbage").1 == .internal)
-        #expect(try answer("2000000410000008", mode: "huge").1 == .internal)
-        #expect(try answer("2000000410000009", mode: "slow").1 == .providerUnavailable)
-        #expect(try answer("2000000410000010", status: 9).1 == .internal)
-        #expect(try answer("2000000410000011", transaction: shared).1 == .receiptInvalid)
-        #expect(try answer("2000000410000012", sandbox: running).1 == .testPurchase)
-        #expect(try answer("2000000410000013", transaction: offered) == (409, .paymentPending, day))
-        #expect(try answer("2000000410000014", transaction: refunded) == (409, .paymentPending, day))
-        #expect(try answer("2000000410000015", status: 2, transaction: Self.charge(nowMs, -40, -10, id: "2000000410000099"))
+        #expect(try await answer("2000000410000004", mode: "nosuch") == (503, .providerUnavailable, hour))
+        #expect(try await answer("2000000410000005", mode: "401").1 == .internal)
+        #expect(try await answer("2000000410000006", mode: "403").1 == .internal)
+        #expect(try await answer("2000000410000007", mode: "garbage").1 == .internal)
+        #expect(try await answer("2000000410000008", mode: "huge").1 == .internal)
+        #expect(try await answer("2000000410000009", mode: "slow").1 == .providerUnavailable)
+        #expect(try await answer("2000000410000010", status: 9).1 == .internal)
+        #expect(try await answer("2000000410000011", transaction: shared).1 == .receiptInvalid)
+        #expect(try await answer("2000000410000012", sandbox: running).1 == .testPurchase)
+        #expect(try await answer("2000000410000013", transaction: offered) == (409, .paymentPending, day))
+        #expect(try await answer("2000000410000014", transaction: refunded) == (409, .paymentPending, day))
+        #expect(try await answer("2000000410000015", status: 2, transaction: Self.charge(nowMs, -40, -10, id: "2000000410000099"))
                 == (409, .paymentPending, day))
-        #expect(try answer("2000000410000016", transaction: Self.charge(nowMs, -1, 29, id: "2000000410000099", product: "SUBSCR_ELSE"))
+        #expect(try await answer("2000000410000016", transaction: Self.charge(nowMs, -1, 29, id: "2000000410000099", product: "SUBSCR_ELSE"))
                 == (409, .paymentPending, day))
-        #expect(try answer("2000000410000017", transaction: Self.charge(nowMs, 1, 31, id: "2000000410000099"))
+        #expect(try await answer("2000000410000017", transaction: Self.charge(nowMs, 1, 31, id: "2000000410000099"))
                 == (409, .paymentPending, hour))
-        #expect(try answer("2000000410000018", transaction: Self.charge(nowMs, -1, -1, id: "2000000410000099")).1 == .internal)
+        #expect(try await answer("2000000410000018", transaction: Self.charge(nowMs, -1, -1, id: "2000000410000099")).1 == .internal)
         // Inside the hour, the same subscription presented again by any key: payment_pending with the time left.
-        let (statusAgain, codeAgain, afterAgain) = try answer("2000000410000001", mode: "ok")
+        let (statusAgain, codeAgain, afterAgain) = try await answer("2000000410000001", mode: "ok")
         #expect(statusAgain == 409 && codeAgain == .paymentPending && (3500...3600).contains(afterAgain ?? 0))
     }
 
     /// The service at fake time `t` (libfaketime, as TimeRulesEndToEndTests runs it) on `data`
-    /// with `config`, for `body`, then stopped.
-    static func at<T>(_ t: Timestamp, data: TemporaryDirectory, config: String,
-                      _ body: (FakeTimeDeployment.Step) throws -> T) throws -> T {
+    /// with `config`, for `body`, then stopped; all of it on a thread of its own, never holding
+    /// one of the test pool's few threads.
+    static func at<T: Sendable>(_ t: Timestamp, data: TemporaryDirectory, config: String,
+                                _ body: @escaping @Sendable (FakeTimeDeployment.Step) throws -> T) async throws -> T {
         let d = t.date, s = t.secondOfDay
         let text = String(format: "%04d-%02d-%02d %02d:%02d:%02d", d.year, d.month, d.day, s / 3600, s / 60 % 60, s % 60)
-        let service = try ServiceProcess(data: data, arguments: ["--config", config], environment: ["TZ": "UTC"],
-                                         executable: try AppStoreEndToEndTests.release,
-                                         launcher: [FakeTimeDeployment.wrapper, "--exclude-monotonic", text])
-        let result = try body(FakeTimeDeployment.Step(service: service, time: t))
-        #expect(service.stop() == 0, "the service at \(t) did not stop cleanly")
+        let (result, stopped) = try await onOwnThread { () -> (T, Int32?) in
+            let service = try ServiceProcess(data: data, arguments: ["--config", config], environment: ["TZ": "UTC"],
+                                             executable: try AppStoreEndToEndTests.release,
+                                             launcher: [FakeTimeDeployment.wrapper, "--exclude-monotonic", text])
+            let result = try body(FakeTimeDeployment.Step(service: service, time: t))
+            return (result, service.stop())
+        }
+        #expect(stopped == 0, "the service at \(t) did not stop cleanly")
         return result
     }
 
@@ -173,7 +186,7 @@ import Testing
     @Test func subscriptionsRenewOverSimulatedMonthsAndARefundEndsOne() async throws {
         let fake = try await onOwnThread { try FakeAppStore() }
         let data = TemporaryDirectory("e2e-apple-renewals")
-        _ = try Self.service(fake, in: data).stop()  // writes the configuration, and checks it starts
+        _ = try await onOwnThread { try Self.service(fake, in: data).stop() }  // writes the configuration, and checks it starts
         let config = data.file("badge-service.ini")
         let t0 = Timestamp(CivilDate(year: 2027, month: 1, day: 10), hour: 12)
         let start = Timestamp(seconds: t0.seconds - 3600)
@@ -193,15 +206,15 @@ import Testing
         try fake.setClock(unixSeconds: t0.seconds)
         try fake.script(monthly, transaction: period("2000000430000011", 0, 1))
         try fake.script(annual, transaction: period("2000000430000021", 0, 12, product: "SUBSCR_BADGE_LEGEND_YEAR_01"))
-        let (monthlyRows, annualRows) = try Self.at(t0, data: data, config: config) { step -> ([LedgerEntry], [LedgerEntry]) in
-            let m = try step.send(.purchaseBadge(masterKey: SecureRandom.bytes(32), payment: .apple(jws: try Self.presented(
-                fake, original: monthly, transactionId: "2000000430000011", nowMs: Self.ms(t0))), upgrade: nil), by: monthlyKey)
-            let a = try step.send(.purchaseBadge(masterKey: SecureRandom.bytes(32), payment: .apple(jws: try Self.presented(
-                fake, original: annual, transactionId: "2000000430000021", nowMs: Self.ms(t0))), upgrade: nil), by: annualKey)
-            #expect(m.status == 200 && a.status == 200, "\(m.text) \(a.text)")
-            #expect(m.response?.reportedSubscription == .renewing && a.response?.reportedSubscription == .renewing)
-            return (m.response?.statement?.entries ?? [], a.response?.statement?.entries ?? [])
+        let (m, a) = try await Self.at(t0, data: data, config: config) { step in
+            (try step.send(.purchaseBadge(masterKey: SecureRandom.bytes(32), payment: .apple(jws: try Self.presented(
+                fake, original: monthly, transactionId: "2000000430000011", nowMs: Self.ms(t0))), upgrade: nil), by: monthlyKey),
+             try step.send(.purchaseBadge(masterKey: SecureRandom.bytes(32), payment: .apple(jws: try Self.presented(
+                fake, original: annual, transactionId: "2000000430000021", nowMs: Self.ms(t0))), upgrade: nil), by: annualKey))
         }
+        #expect(m.status == 200 && a.status == 200, "\(m.text) \(a.text)")
+        #expect(m.response?.reportedSubscription == .renewing && a.response?.reportedSubscription == .renewing)
+        let monthlyRows = m.response?.statement?.entries ?? [], annualRows = a.response?.statement?.entries ?? []
         #expect(monthlyRows.map(\.changeMonths) == [1, -1] && annualRows.map(\.changeMonths) == [12, -1])
         #expect(monthlyRows.first?.balanceStartTs == start && annualRows.first?.balanceBadgeType == .legend)
 
@@ -213,10 +226,10 @@ import Testing
         var refunded = period("2000000430000021", 0, 12, product: "SUBSCR_BADGE_LEGEND_YEAR_01")
         refunded["revocationDate"] = .number(JSONNumber(Self.ms(t1) - 86_400_000))
         try fake.script(annual, status: 5, transaction: refunded)
-        let (renewed, ended, endedAgain) = try Self.at(t1, data: data, config: config) { step in
-            (try step.issue(by: monthlyKey, asserting: try #require(monthlyRows.last)),
-             try step.issue(by: annualKey, asserting: try #require(annualRows.last)),
-             try step.issue(by: annualKey, asserting: try #require(annualRows.last)))
+        let monthlyLast = try #require(monthlyRows.last), annualLast = try #require(annualRows.last)
+        let (renewed, ended, endedAgain) = try await Self.at(t1, data: data, config: config) { step in
+            (try step.issue(by: monthlyKey, asserting: monthlyLast), try step.issue(by: annualKey, asserting: annualLast),
+             try step.issue(by: annualKey, asserting: annualLast))
         }
         #expect(renewed.status == 200, "\(renewed.text)")
         #expect(renewed.response?.reportedSubscription == .renewing)
@@ -239,12 +252,14 @@ import Testing
     @Test func withoutTheAPIKeySubscriptionsAreNotConfigured() async throws {
         let fake = try await onOwnThread { try FakeAppStore() }
         let data = TemporaryDirectory("e2e-apple-nokey")
-        let service = try Self.service(fake, in: data, withKey: false)
+        let service = try await onOwnThread { try Self.service(fake, in: data, withKey: false) }
         defer { _ = service.stop() }
         let nowMs = Int(Date().timeIntervalSince1970) * 1000
         try fake.script("2000000420000001", transaction: Self.charge(nowMs, -1, 29, id: "2000000420000009"))
-        let jws = try Self.presented(fake, original: "2000000420000001", transactionId: "2000000420000009", nowMs: nowMs)
-        let reply = try AppStoreEndToEndTests.purchase(service, jws: jws, key: Ed25519PrivateKey(), masterKey: SecureRandom.bytes(32))
+        let reply = try await onOwnThread {
+            let jws = try Self.presented(fake, original: "2000000420000001", transactionId: "2000000420000009", nowMs: nowMs)
+            return try AppStoreEndToEndTests.purchase(service, jws: jws, key: Ed25519PrivateKey(), masterKey: SecureRandom.bytes(32))
+        }
         #expect(reply.response?.errorCode == .providerNotConfigured, "\(reply.text)")
         #expect(try fake.requests().isEmpty)
     }
