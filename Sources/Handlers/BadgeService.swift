@@ -181,8 +181,8 @@ public final class BadgeService: Sendable {
                 return try purchaseByGooglePlay(key: key, masterKey: masterKey, productId: productId, token: token, now: now)
             case .invoice(let invoiceId):
                 return try purchaseByInvoice(key: key, masterKey: masterKey, invoiceId: invoiceId, now: now)
-            default:
-                throw BadgeServiceError.notBuilt("purchaseBadge funded by \(payment.typeName)")
+            case .receipt(let receipt):
+                return try purchaseByReceipt(key: key, masterKey: masterKey, receipt: receipt, now: now)
             }
         case .getBadgeInvoice(let priceId, let offerId, let badgeInfo, let paymentVia, let upgrade):
             return try getBadgeInvoice(key: key, priceId: priceId, offerId: offerId, badgeInfo: badgeInfo,
@@ -192,8 +192,7 @@ public final class BadgeService: Sendable {
         case .upgradeBadgeSubscription(let payment, let balance):
             return try upgradeBadgeSubscription(key: key, payment: payment, balance: balance, now: now)
         case .pauseBadge:
-            _ = try knownPurchase(key)
-            throw BadgeServiceError.notBuilt(command.name)
+            return try pauseBadge(key: key, now: now)
         }
     }
 

@@ -19,10 +19,11 @@ extension BadgeService {
         return try conditionalWrite(read: { r in
             (tail: try r.ledgerTail(purchaseId: purchase.id, asserting: balance.lastEntry.entryId,
                                     completeHistoryLimit: Statement.completeHistoryLimit),
-             latest: try r.latestIssuance(purchaseId: purchase.id))
+             latest: try r.latestIssuance(purchaseId: purchase.id), pausedSince: try r.pausedSince(purchaseId: purchase.id))
         }, decide: { snapshot in
             let tip = snapshot.tail.tip ?? .emptyEntry(at: purchase.createdAt, badgeType: purchase.badgeType)
-            let plan = planIssue(from: tip, at: now, newId: newEntryId)
+            // Issuing on a paused badge resumes it (docs/protocol.md, Pause).
+            let plan = planIssue(from: tip, at: now, pausedSince: snapshot.pausedSince, newId: newEntryId)
             var credential: BadgeCredential?
             if let period = plan.issued {
                 credential = try sign(masterKey: purchase.masterKey, period: period)
@@ -32,8 +33,9 @@ extension BadgeService {
             let answer = statement(of: snapshot.tail.appending(plan.rows), asserting: balance.lastEntry)
             let response = RPCResponse.badgeCredential(credential: credential, statement: answer.statement, receipt: nil,
                                                        subscription: nil)
-            guard !plan.rows.isEmpty else { return .answer(response) }
+            guard !plan.rows.isEmpty || snapshot.pausedSince != nil else { return .answer(response) }
             return .answer(response) { w in
+                try w.endPause(purchaseId: purchase.id, expected: snapshot.pausedSince)
                 try w.appendLedger(purchaseId: purchase.id, expectedCount: snapshot.tail.count, entries: plan.rows)
                 if let period = plan.issued, let credential {
                     try w.insertIssuance(IssuanceRecord(period: period, purchaseId: purchase.id, credential: credential))

@@ -38,7 +38,9 @@ public struct LedgerAdmin: Sendable {
     }
 
     /// Credits `months` as `support` (a lapse of what ran out comes first); returns the rows written.
-    /// Issuance stays with issueBadge, the only source of credentials.
+    /// Issuance stays with issueBadge, the only source of credentials. On a paused purchase the
+    /// credit ends the pause so far (it carries `wasPausedSince`) and the pause goes on from the
+    /// credit's time: only issueBadge resumes (docs/protocol.md, Pause).
     public func creditSupport(_ purchaseKey: String, months: Int) throws -> [LedgerEntry] {
         guard (1...255).contains(months) else { throw Refusal.invalid("months must be 1...255") }
         let purchase = try find(purchaseKey)
@@ -46,14 +48,17 @@ public struct LedgerAdmin: Sendable {
         return try store.write { w in
             let rows = try w.ledger(purchaseId: purchase.id)
             let tip = rows.last ?? .emptyEntry(at: purchase.createdAt, badgeType: purchase.badgeType)
+            let pausedSince = try w.pausedSince(purchaseId: purchase.id)
+            let t = max(now, tip.createdAt)
             let added: [LedgerEntry]
             do {
-                added = try tip.grant(months: months, credit: .support, at: max(now, tip.createdAt), badgeType: nil,
-                                      purchaseKey: purchase.purchaseKey, newId: newEntryId)
+                added = try tip.grant(months: months, credit: .support, at: t, badgeType: nil,
+                                      purchaseKey: purchase.purchaseKey, pausedSince: pausedSince, newId: newEntryId)
             } catch {
                 throw Refusal.invalid("cannot credit: \(error)")
             }
             try w.appendLedger(purchaseId: purchase.id, expectedCount: rows.count, entries: added)
+            if pausedSince != nil { try w.setPause(purchaseId: purchase.id, since: t) }
             return added
         }
     }

@@ -127,8 +127,11 @@ extension BadgeService {
         _ = try w.setInvoiceStatus(invoiceId: invoice.invoiceId, from: [.paid], to: .refunded, paidAt: nil, paymentRef: nil)
         let rows = try w.ledger(purchaseId: purchaseId)
         let tip = rows.last ?? .emptyEntry(at: purchase.createdAt, badgeType: purchase.badgeType)
-        let debits = try planEnding(from: tip, debit: .refund, at: now, newId: newEntryId)
+        // A refund empties the purchase, so it ends a pause too (docs/protocol.md, Pause).
+        let pausedSince = try w.pausedSince(purchaseId: purchaseId)
+        let debits = try planEnding(from: tip, debit: .refund, at: now, pausedSince: pausedSince, newId: newEntryId)
         if !debits.isEmpty { try w.appendLedger(purchaseId: purchaseId, expectedCount: rows.count, entries: debits) }
+        try w.endPause(purchaseId: purchaseId, expected: pausedSince)
         return .applied("refund debited \(debits.last.map { -$0.changeMonths } ?? 0) months")
     }
 

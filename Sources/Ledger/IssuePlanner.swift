@@ -56,21 +56,27 @@ public struct LedgerPlan: Hashable, Sendable {
 /// latest stored issuance still current at `now` (`isPeriodCurrent`), or none when exhausted.
 /// A `now` before the tip's `createdAt` (a clock stepping back) is taken as that `createdAt`,
 /// so rows are never dated before the row they follow.
-public func planIssue(from tip: LedgerEntry, at now: Timestamp, newId: () -> String) -> LedgerPlan {
+///
+/// On a purchase paused since `pausedSince` the pass resumes it: it starts from the tip
+/// `resumed(pausedSince:at:)`, and its first row, if any, carries `wasPausedSince`.
+public func planIssue(from tip: LedgerEntry, at now: Timestamp, pausedSince: Timestamp? = nil,
+                      newId: () -> String) -> LedgerPlan {
     let t = max(now, tip.createdAt)
     var rows: [LedgerEntry] = []
-    var last = tip
+    var last = pausedSince.map { tip.resumed(pausedSince: $0, at: t) } ?? tip
     if let lapsed = last.lapse(at: t, newId: newId) {
         rows.append(lapsed)
         last = lapsed
     }
     guard let badge = last.issue(at: t, newId: newId) else {
-        return LedgerPlan(rows: rows, issued: nil, tip: last)
+        let marked = markingPauseEnd(rows, since: pausedSince)
+        return LedgerPlan(rows: marked, issued: nil, tip: marked.last ?? tip)
     }
     rows.append(badge)
     let period = IssuedPeriod(entryId: badge.entryId, badgeType: last.balanceBadgeType,
                               start: last.balanceStartTs, end: badge.balanceStartTs)
-    return LedgerPlan(rows: rows, issued: period, tip: badge)
+    let marked = markingPauseEnd(rows, since: pausedSince)
+    return LedgerPlan(rows: marked, issued: period, tip: marked[marked.count - 1])
 }
 
 /// First funding of a new purchase (a redeemed code, a first purchase, a transferred
@@ -115,12 +121,13 @@ public func planCharge(from tip: LedgerEntry, months: Int, chargeId: String, bad
 
 /// Ends a purchase's months at `now`: a `lapse` of those that ran out, then `debit` of all
 /// that remain — written only when some remain, except `transferOut`, which the spec writes
-/// "even none" so the old ledger names the key its subscription moved to.
-public func planEnding(from tip: LedgerEntry, debit: LedgerDebit, at now: Timestamp,
+/// "even none" so the old ledger names the key its subscription moved to. On a purchase
+/// paused since `pausedSince` it ends the pause as `planIssue` does.
+public func planEnding(from tip: LedgerEntry, debit: LedgerDebit, at now: Timestamp, pausedSince: Timestamp? = nil,
                        newId: () -> String) throws(LedgerError) -> [LedgerEntry] {
     let t = max(now, tip.createdAt)
     var rows: [LedgerEntry] = []
-    var last = tip
+    var last = pausedSince.map { tip.resumed(pausedSince: $0, at: t) } ?? tip
     if let lapsed = last.lapse(at: t, newId: newId) {
         rows.append(lapsed)
         last = lapsed
@@ -129,5 +136,5 @@ public func planEnding(from tip: LedgerEntry, debit: LedgerDebit, at now: Timest
     if last.balanceMonths > 0 || writtenWhenEmpty {
         rows.append(try last.debit(debit, months: last.balanceMonths, at: t, newId: newId))
     }
-    return rows
+    return markingPauseEnd(rows, since: pausedSince)
 }

@@ -39,6 +39,9 @@ public struct LedgerViolation: Error, Hashable, Sendable, CustomStringConvertibl
         /// An opening credit with no predecessor that does not restate the purchase's type
         /// with `changeMonths` = `balanceMonths`.
         case openingMismatch(expectedBadgeType: BadgeType)
+        /// `wasPausedSince` before the previous row's `createdAt` or after this row's own, or on
+        /// a first row (a pause needs a row before it).
+        case pauseOutOfOrder(wasPausedSince: Timestamp)
     }
 
     public var description: String { "ledger row \(index) (\(entryId)): \(reason)" }
@@ -73,7 +76,14 @@ public func checkEntry(_ entry: LedgerEntry, after previous: LedgerEntry?,
         }
         return nil
     }
-    let prev = previous ?? .emptyEntry(at: entry.createdAt, badgeType: purchaseBadgeType)
+    var prev = previous ?? .emptyEntry(at: entry.createdAt, badgeType: purchaseBadgeType)
+    // The row ending a pause derives from its predecessor as the pause left it (docs/protocol.md, Pause).
+    if let since = entry.wasPausedSince {
+        guard previous != nil, since >= prev.createdAt, since <= entry.createdAt else {
+            return .pauseOutOfOrder(wasPausedSince: since)
+        }
+        prev = prev.resumed(pausedSince: since, at: entry.createdAt)
+    }
 
     guard entry.balanceMonths == prev.balanceMonths + entry.changeMonths else {
         return .balanceMismatch(previous: prev.balanceMonths, change: entry.changeMonths, balance: entry.balanceMonths)
@@ -89,7 +99,7 @@ public func checkEntry(_ entry: LedgerEntry, after previous: LedgerEntry?,
     }
 
     let id = { entry.entryId }
-    let expected: LedgerEntry?
+    var expected: LedgerEntry?
     switch entry.entryType {
     case .debit(.lapse):
         expected = prev.lapse(at: entry.createdAt, newId: id)
@@ -104,5 +114,6 @@ public func checkEntry(_ entry: LedgerEntry, after previous: LedgerEntry?,
         expected = try? prev.grantEntry(months: entry.changeMonths, credit: credit, at: entry.createdAt,
                                         badgeType: entry.balanceBadgeType, newId: id)
     }
+    expected?.wasPausedSince = entry.wasPausedSince
     return expected == entry ? nil : .notDerivable(expected: expected)
 }

@@ -74,12 +74,16 @@ extension LedgerEntry {
     ///
     /// The lapse matters: without it a top-up onto a run whose months ran out unissued would
     /// continue that stale run, and the next lapse would eat the new months.
+    ///
+    /// On a purchase paused since `pausedSince` the grant ends the pause: the rows derive from
+    /// `resumed(pausedSince:at:)` and the first carries `wasPausedSince` (docs/protocol.md, Pause).
     public func grant(months n: Int, credit: LedgerCredit, at t: Timestamp, badgeType: BadgeType? = nil,
-                      purchaseKey: String, newId: () -> String) throws(LedgerError) -> [LedgerEntry] {
+                      purchaseKey: String, pausedSince: Timestamp? = nil,
+                      newId: () -> String) throws(LedgerError) -> [LedgerEntry] {
         guard t >= createdAt else { throw .dateBeforePrevious(date: t, previous: createdAt) }
         let type = badgeType ?? balanceBadgeType
         var rows: [LedgerEntry] = []
-        var tip = self
+        var tip = pausedSince.map { resumed(pausedSince: $0, at: t) } ?? self
         if let lapsed = tip.lapse(at: t, newId: newId) {
             rows.append(lapsed)
             tip = lapsed
@@ -91,7 +95,7 @@ extension LedgerEntry {
             tip = upgrade
         }
         rows.append(try tip.grantEntry(months: n, credit: credit, at: t, badgeType: type, newId: newId))
-        return rows
+        return markingPauseEnd(rows, since: pausedSince)
     }
 
     /// A plain debit (`refund`, `upgrade`, `transferOut`, `support`) of `months` at `t`; the run's

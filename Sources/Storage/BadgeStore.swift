@@ -52,6 +52,12 @@ public protocol StoreReader {
     func subscriptionCharges(subscriptionId: Int64) throws -> [SubscriptionChargeRecord]
     /// Every store product priced, by store, product and base plan.
     func storeProducts() throws -> [StoreProduct]
+    /// When the purchase's pause started, or nil when it is not paused.
+    func pausedSince(purchaseId: Int64) throws -> Timestamp?
+    /// The purchase holding the recovery receipt with this SHA-256, if one does.
+    func receiptHolder(hash: [UInt8]) throws -> Int64?
+    /// The purchases a retired recovery receipt moved months from and to, if it was retired.
+    func receiptTransfer(hash: [UInt8]) throws -> (from: Int64, to: Int64)?
 }
 
 /// Changes, inside a write transaction.
@@ -104,4 +110,19 @@ public protocol StoreWriter: StoreReader {
     func setStoreProduct(_ product: StoreProduct) throws
     /// Stops pricing a store product; false when it was not priced.
     func removeStoreProduct(store: String, productId: String, basePlanId: String?) throws -> Bool
+    /// Pauses the purchase from `since` (nil: not paused), replacing any pause it had.
+    func setPause(purchaseId: Int64, since: Timestamp?) throws
+    /// Retires a recovery receipt held by `from` once it funded `to`: the receipt is no longer
+    /// held, and the transfer is recorded; ``StorageError/conflict(constraint:)`` when `from`
+    /// no longer holds it.
+    func retireReceipt(hash: [UInt8], from: Int64, to: Int64, at: Timestamp) throws
+}
+
+extension StoreWriter {
+    /// Ends the purchase's pause inside a conditional write: the pause must still be `expected`
+    /// (nil: none), else ``StorageError/conflict(constraint:)`` so the pass is re-run.
+    public func endPause(purchaseId: Int64, expected: Timestamp?) throws {
+        guard try pausedSince(purchaseId: purchaseId) == expected else { throw StorageError.conflict(constraint: "pause changed") }
+        if expected != nil { try setPause(purchaseId: purchaseId, since: nil) }
+    }
 }

@@ -199,6 +199,21 @@ enum Migrations {
         INSERT INTO badge_store_products (store, product_id, base_plan_id, badge_type, months, kind) VALUES ('google', 'subscr_badge_legend_01', 'subscr-badge-legend-month-01', 'legend', 1, 'subscription');
         INSERT INTO badge_store_products (store, product_id, base_plan_id, badge_type, months, kind) VALUES ('google', 'subscr_badge_legend_01', 'subscr-badge-legend-year-01', 'legend', 12, 'subscription');
         """),
+        // Issue 12: a purchase's pause (pauseBadge), which no ledger row records until one ends
+        // it; and recovery receipts retired by funding a new purchase, so a repeat by the key
+        // they funded replays and any other key is receipt_used.
+        (7, """
+        CREATE TABLE badge_pauses (
+            purchase_id   INTEGER PRIMARY KEY REFERENCES badge_purchases (purchase_id),
+            paused_since  INTEGER NOT NULL
+        );
+        CREATE TABLE badge_receipt_transfers (
+            receipt_hash      BLOB PRIMARY KEY,
+            from_purchase_id  INTEGER NOT NULL REFERENCES badge_purchases (purchase_id),
+            to_purchase_id    INTEGER NOT NULL UNIQUE REFERENCES badge_purchases (purchase_id),
+            transferred_at    INTEGER NOT NULL
+        );
+        """),
     ]
 
     static var latestVersion: Int { steps.last!.version }

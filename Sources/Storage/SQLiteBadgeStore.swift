@@ -357,4 +357,37 @@ struct SQLiteStoreTransaction: StoreWriter {
                        [.text(store), .text(productId), .text(basePlanId ?? "")])
         return conn.changes > 0
     }
+
+    func receiptHolder(hash: [UInt8]) throws -> Int64? {
+        try conn.query("SELECT purchase_id FROM badge_receipts WHERE receipt_hash = ?", [.blob(hash)]).first?.int(0)
+    }
+
+    func receiptTransfer(hash: [UInt8]) throws -> (from: Int64, to: Int64)? {
+        try conn.query("SELECT from_purchase_id, to_purchase_id FROM badge_receipt_transfers WHERE receipt_hash = ?",
+                       [.blob(hash)]).first.map { (from: try $0.int(0), to: try $0.int(1)) }
+    }
+
+    func retireReceipt(hash: [UInt8], from: Int64, to: Int64, at: Timestamp) throws {
+        guard try receiptHolder(hash: hash) == from else { throw StorageError.conflict(constraint: "receipt moved") }
+        try conn.query("DELETE FROM badge_receipts WHERE receipt_hash = ?", [.blob(hash)])
+        try conn.query("""
+            INSERT INTO badge_receipt_transfers (receipt_hash, from_purchase_id, to_purchase_id, transferred_at)
+            VALUES (?, ?, ?, ?)
+            """, [.blob(hash), .integer(from), .integer(to), .integer(at.seconds)])
+    }
+
+    // MARK: pauses
+
+    func pausedSince(purchaseId: Int64) throws -> Timestamp? {
+        try conn.query("SELECT paused_since FROM badge_pauses WHERE purchase_id = ?", [.integer(purchaseId)])
+            .first.map { Timestamp(seconds: try $0.int(0)) }
+    }
+
+    func setPause(purchaseId: Int64, since: Timestamp?) throws {
+        try conn.query("DELETE FROM badge_pauses WHERE purchase_id = ?", [.integer(purchaseId)])
+        if let since {
+            try conn.query("INSERT INTO badge_pauses (purchase_id, paused_since) VALUES (?, ?)",
+                           [.integer(purchaseId), .integer(since.seconds)])
+        }
+    }
 }

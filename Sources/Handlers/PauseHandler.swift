@@ -1,0 +1,43 @@
+import BadgeCore
+import Crypto
+import Ledger
+import Schema
+import Storage
+
+extension BadgeService {
+    /// `pauseBadge`: suspends issuance and lapse from the request's time (docs/protocol.md,
+    /// Pause). The ledger is healed first (a `lapse` of what ran out before the pause), the pause
+    /// is recorded, and the answer is the statement with no credential: nothing is issued while
+    /// paused, and the credential the client holds stays valid until its expiry. A repeat while
+    /// paused writes nothing and answers the same; `issueBadge` resumes.
+    ///
+    /// A purchase a store subscription funds is refused (`bad_request`): the store owns its
+    /// schedule and keeps charging, and its renewal checks do not follow a pause here.
+    func pauseBadge(key: Ed25519PublicKey, now: Timestamp) throws -> RPCResponse {
+        let purchase = try knownPurchase(key)
+        if try store.read({ try $0.subscriptionFunding(purchaseId: purchase.id) }) != nil {
+            throw BadgeServiceError.badRequest("a purchase funded by a store subscription is paused in the store, not here")
+        }
+        return try conditionalWrite(read: { r in
+            (rows: try r.ledger(purchaseId: purchase.id), pausedSince: try r.pausedSince(purchaseId: purchase.id))
+        }, decide: { snapshot in
+            let rows = snapshot.rows
+            let paused = RPCResponse.badgeCredential(credential: nil, statement: Statement(entries: rows), receipt: nil,
+                                                     subscription: nil)
+            if snapshot.pausedSince != nil { return .answer(paused) }
+            let tip = rows.last ?? .emptyEntry(at: purchase.createdAt, badgeType: purchase.badgeType)
+            let plan = planPause(from: tip, at: now, newId: newEntryId)
+            let response = RPCResponse.badgeCredential(credential: nil, statement: Statement(entries: rows + plan.rows),
+                                                       receipt: nil, subscription: nil)
+            return .answer(response) { w in
+                guard try w.pausedSince(purchaseId: purchase.id) == nil else {
+                    throw StorageError.conflict(constraint: "pause raced")
+                }
+                // Conditional on the tip even when nothing is appended: a row landing meanwhile
+                // would date the pause before it.
+                try w.appendLedger(purchaseId: purchase.id, expectedCount: rows.count, entries: plan.rows)
+                try w.setPause(purchaseId: purchase.id, since: plan.since)
+            }
+        })
+    }
+}
