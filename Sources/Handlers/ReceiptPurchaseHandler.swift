@@ -12,7 +12,8 @@ extension BadgeService {
     ///
     /// A repeat by the key it funded answers the same (the fresh receipt is derived, never
     /// stored); another key gets receipt_used; a receipt never issued, or of a refunded purchase,
-    /// receipt_invalid.
+    /// receipt_invalid; the receipt of a purchase a store subscription funds, bad_request (the
+    /// subscription moves with transferBadge).
     func purchaseByReceipt(key: Ed25519PublicKey, masterKey: [UInt8], receipt: String, now: Timestamp) throws -> RPCResponse {
         let purchaseKey = key.purchaseKeyText
         let hash = SHA256.hash(Array(receipt.utf8))
@@ -21,7 +22,8 @@ extension BadgeService {
             let source = try holder.flatMap { try r.purchase(id: $0) }
             return (purchase: try r.purchase(key: purchaseKey), transfer: try r.receiptTransfer(hash: hash), source: source,
                     sourceRows: try holder.map { try r.ledger(purchaseId: $0) } ?? [],
-                    sourcePausedSince: try holder.flatMap { try r.pausedSince(purchaseId: $0) })
+                    sourcePausedSince: try holder.flatMap { try r.pausedSince(purchaseId: $0) },
+                    sourceSubscription: try holder.flatMap { try r.subscriptionFunding(purchaseId: $0) })
         }, decide: { s in
             if let transfer = s.transfer {
                 guard let purchase = s.purchase, purchase.id == transfer.to else { throw BadgeServiceError.receiptUsed }
@@ -35,6 +37,10 @@ extension BadgeService {
                     throw BadgeServiceError.badRequest("this purchase key already holds a badge")
                 }
                 return .answer(try replay(purchase, receipt: receipt))
+            }
+            // A store subscription keeps charging the purchase it funds: Restore (transferBadge) moves it.
+            if s.sourceSubscription != nil {
+                throw BadgeServiceError.badRequest("a purchase funded by a store subscription moves with transferBadge")
             }
             // receipt_invalid covers refunded receipts: the refund already took the months.
             if s.sourceRows.contains(where: { $0.entryType == .debit(.refund) }) { throw BadgeServiceError.receiptInvalid }

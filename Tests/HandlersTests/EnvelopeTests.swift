@@ -128,8 +128,14 @@ import Testing
     @Test func commandsNotBuiltYetAnswerAClearBadRequest() throws {
         let key = Ed25519PrivateKey()
         #expect(h.redeem(try h.code(), by: key).credential != nil)
+        // Only the non-store upgrade is left (pauseBadge is built: docs/protocol.md, Pause).
+        let upgrade = UpgradeProof(fromPurchaseKey: key.publicKey.purchaseKeyText, receipt: "r",
+                                   receiptSignature: SecureRandom.bytes(64),
+                                   balance: Balance(lastEntry: try #require(try h.ledger(of: key).last)))
         let outcomes = [
-            h.send(.pauseBadge, by: key),
+            h.send(.getBadgeInvoice(priceId: DefaultCatalog.supporterPriceId, offerId: nil,
+                                    badgeInfo: BadgeInfo(badgeType: .legend, badgeExpiry: h.clock.now, badgeExtra: ""),
+                                    paymentVia: .card(provider: .stripe), upgrade: upgrade), by: Ed25519PrivateKey()),
         ]
         for out in outcomes {
             #expect(out.error == .badRequest)

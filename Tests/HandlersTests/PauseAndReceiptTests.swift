@@ -222,6 +222,19 @@ import Testing
         #expect(try h.ledger(of: holder).count == 2)
     }
 
+    /// A subscription purchase's receipt does not move its months: Restore moves the subscription.
+    @Test func aSubscriptionPurchaseMovesWithTransferBadge() throws {
+        let (holder, receipt) = try withReceipt(months: 3)
+        try h.store.write { w in
+            let purchase = try #require(try w.purchase(key: holder.publicKey.purchaseKeyText))
+            let subscription = try w.insertSubscription(store: "apple", reference: "2000000000000001")
+            try w.insertSubscriptionFunding(SubscriptionFunding(purchaseId: purchase.id, subscriptionId: subscription.id))
+        }
+        let out = fund(receipt, by: Ed25519PrivateKey())
+        #expect(out.error == .badRequest && out.message?.contains("transferBadge") == true)
+        #expect(try h.ledger(of: holder).count == 2)
+    }
+
     /// A refunded purchase's receipt is receipt_invalid; a paused source's pause ends with the move.
     @Test func refundedAndPausedSources() throws {
         let (refunded, receipt) = try withReceipt(months: 3)
