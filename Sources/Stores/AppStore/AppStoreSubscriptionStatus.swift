@@ -42,7 +42,8 @@ extension AppStoreVerifier {
         case 200:
             do throws(AppStoreRefusal) {
                 guard let read = try subscriptionRead(body, originalTransactionId: originalTransactionId) else {
-                    return .unavailable(reason: "the status names no subscription \(originalTransactionId)", retryAfter: nil)
+                    // The id stays out of the reason: the log never names what could tie two purchases together.
+                    return .unavailable(reason: "the status names no such subscription", retryAfter: nil)
                 }
                 return .read(read)
             } catch {
