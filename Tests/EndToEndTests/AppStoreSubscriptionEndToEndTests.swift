@@ -249,6 +249,81 @@ import Testing
         #expect(try asked(annual) == 2)
     }
 
+    /// A monthly supporter plan raised to legend in Apple's sheet (upgradeBadgeSubscription), then
+    /// moved to another device's key (transferBadge): the release binary under libfaketime, the
+    /// App Store Server API scripted as Apple would answer at each date.
+    @Test func anUpgradeThenATransferOverSimulatedDays() async throws {
+        let fake = try await onOwnThread { try FakeAppStore() }
+        let data = TemporaryDirectory("e2e-apple-upgrade")
+        _ = try await onOwnThread { try Self.service(fake, in: data).stop() }
+        let config = data.file("badge-service.ini")
+        let original = "2000000440000001"
+        let t0 = Timestamp(CivilDate(year: 2027, month: 3, day: 10), hour: 12)
+        func transaction(_ id: String, _ product: String, from: Timestamp) -> JSONObject {
+            ["transactionId": .string(id), "productId": .string(product), "purchaseDate": .number(JSONNumber(Self.ms(from))),
+             "expiresDate": .number(JSONNumber(Self.ms(addMonths(1, to: from))))]
+        }
+        @Sendable func presented(_ t: JSONObject, at now: Timestamp) throws -> String {
+            var payload = t
+            payload["originalTransactionId"] = .string(original)
+            payload["bundleId"] = .string(fake.bundleId)
+            payload["type"] = "Auto-Renewable Subscription"
+            payload["quantity"] = 1
+            payload["inAppOwnershipType"] = "PURCHASED"
+            payload["signedDate"] = .number(JSONNumber(Self.ms(now)))
+            payload["environment"] = "Production"
+            return try fake.sign(.object(payload))
+        }
+        let phone = Ed25519PrivateKey(), tablet = Ed25519PrivateKey()
+
+        // 10 March: a monthly supporter plan bought, credited from its period start.
+        let supporter = transaction("2000000440000011", "SUBSCR_BADGE_SUPPORTER_MONTH_01", from: Timestamp(seconds: t0.seconds - 600))
+        try fake.setClock(unixSeconds: t0.seconds)
+        try fake.script(original, transaction: supporter)
+        let bought = try await Self.at(t0, data: data, config: config) { step in
+            try step.send(.purchaseBadge(masterKey: SecureRandom.bytes(32), payment: .apple(jws: try presented(supporter, at: t0)),
+                                         upgrade: nil), by: phone)
+        }
+        #expect(bought.status == 200 && bought.response?.credential?.badgeType == .supporter, "\(bought.text)")
+        let boughtLast = try #require(bought.response?.statement?.entries.last)
+
+        // 20 March: raised to legend; Apple charges the new tier at once and the device hands the
+        // transaction over: granted now, as legend, on the same key.
+        let t1 = Timestamp(seconds: t0.seconds + 10 * 86_400)
+        let legend = transaction("2000000440000012", "SUBSCR_BADGE_LEGEND_MONTH_01", from: Timestamp(seconds: t1.seconds - 60))
+        try fake.setClock(unixSeconds: t1.seconds)
+        try fake.script(original, transaction: legend)
+        let upgraded = try await Self.at(t1, data: data, config: config) { step in
+            try step.send(.upgradeBadgeSubscription(payment: .apple(jws: try presented(legend, at: t1)),
+                                                    balance: Balance(lastEntry: boughtLast)), by: phone)
+        }
+        #expect(upgraded.status == 200, "\(upgraded.text)")
+        #expect(upgraded.response?.credential?.badgeType == .legend)
+        #expect(upgraded.response?.reportedSubscription == .renewing)
+        let upgradedRows = upgraded.response?.statement?.entries ?? []
+        #expect(upgradedRows.contains { $0.entryType == .credit(.charge(chargeId: "2000000440000012")) }, "\(upgradedRows)")
+        #expect(upgradedRows.last?.entryType == .debit(.badge) && upgradedRows.last?.balanceBadgeType == .legend)
+        let upgradedLast = try #require(upgradedRows.last)
+
+        // 25 March: Restore on a tablet moves the subscription to its key: the tablet is credited
+        // the legend charge from its period start, and the phone's purchase answers ended, no credential.
+        let t2 = Timestamp(seconds: t1.seconds + 5 * 86_400)
+        try fake.setClock(unixSeconds: t2.seconds)
+        let (moved, left) = try await Self.at(t2, data: data, config: config) { step in
+            (try step.send(.transferBadge(masterKey: SecureRandom.bytes(32), payment: .apple(jws: try presented(legend, at: t2))),
+                           by: tablet),
+             try step.issue(by: phone, asserting: upgradedLast))
+        }
+        #expect(moved.status == 200 && moved.response?.credential?.badgeType == .legend, "\(moved.text)")
+        let movedRows = moved.response?.statement?.entries ?? []
+        #expect(movedRows.first?.entryType == .credit(.charge(chargeId: "2000000440000012")), "\(movedRows)")
+        #expect(movedRows.first?.balanceStartTs == Timestamp(seconds: t1.seconds - 60))
+        #expect(left.response?.reportedSubscription == .ended && left.response?.credential == nil, "\(left.text)")
+        let leftRows = left.response?.statement?.entries ?? []
+        #expect(leftRows.contains { $0.entryType == .debit(.transferOut(toPurchaseKey: tablet.publicKey.purchaseKeyText)) },
+                "\(leftRows)")
+    }
+
     @Test func withoutTheAPIKeySubscriptionsAreNotConfigured() async throws {
         let fake = try await onOwnThread { try FakeAppStore() }
         let data = TemporaryDirectory("e2e-apple-nokey")
