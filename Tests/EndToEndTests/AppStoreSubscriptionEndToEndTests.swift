@@ -340,7 +340,7 @@ import Testing
     }
 }
 
-private extension RPCResponse {
+extension RPCResponse {
     /// The `subscription` a badgeCredential answer carries.
     var reportedSubscription: SubscriptionState? {
         if case .badgeCredential(_, _, _, let state) = self { return state }

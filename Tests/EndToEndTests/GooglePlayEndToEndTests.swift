@@ -2,6 +2,7 @@ import BadgeCore
 import Crypto
 import Foundation
 import JSON
+import Ledger
 import Locking
 import Schema
 import TestSupport
@@ -217,6 +218,98 @@ import Testing
             #expect(fake.apiCalls.count == 3)
             #expect(!service.accessLog.contains(token) && !service.stderr.contains(token))
         }
+    }
+
+    /// A subscriptionsv2 answer: `state`, one line item of `basePlan` expiring at `expiry`.
+    static func subscription(state: String = "SUBSCRIPTION_STATE_ACTIVE", acknowledged: Bool, product: String, basePlan: String,
+                             expiry: Timestamp, order: String) -> String {
+        """
+        {"kind":"androidpublisher#subscriptionPurchaseV2","subscriptionState":"\(state)",
+         "acknowledgementState":"ACKNOWLEDGEMENT_STATE_\(acknowledged ? "ACKNOWLEDGED" : "PENDING")",
+         "lineItems":[{"productId":"\(product)","expiryTime":"\(RFC3339.format(expiry))","latestSuccessfulOrderId":"\(order)",
+           "autoRenewingPlan":{"autoRenewEnabled":true},"offerDetails":{"basePlanId":"\(basePlan)"},"offerPhase":{"basePrice":{}}}]}
+        """
+    }
+
+    /// A monthly plan renewed into its second month and an annual one voided in its second month,
+    /// on the release binary under libfaketime, Play scripted as it would answer at each date.
+    @Test func subscriptionsRenewOverSimulatedMonthsAndAVoidedOneEnds() async throws {
+        let fake = FakeGoogle()
+        let monthly = "pabeldfhmkjnhppdkmgapcfg.AO-J1OwE2E_monthly-7", annual = "pabeldfhmkjnhppdkmgapcfg.AO-J1OwE2E_annual-7"
+        let t0 = Timestamp(CivilDate(year: 2027, month: 1, day: 10), hour: 12)
+        let start = Timestamp(seconds: t0.seconds - 3600)
+        let t1 = Timestamp(seconds: addMonths(1, to: t0).seconds + 86_400)
+        let supporter = (product: "subscr_badge_supporter_01", plan: "subscr-badge-supporter-month-02")
+        let legend = (product: "subscr_badge_legend_01", plan: "subscr-badge-legend-year-01")
+        fake.script("GET", "purchases/subscriptionsv2/tokens/\(monthly)",
+                    .json(200, Self.subscription(acknowledged: false, product: supporter.product, basePlan: supporter.plan,
+                                                 expiry: addMonths(1, to: start), order: "GPA.7-1")),
+                    .json(200, Self.subscription(acknowledged: true, product: supporter.product, basePlan: supporter.plan,
+                                                 expiry: addMonths(2, to: start), order: "GPA.7-1..0")))
+        fake.script("GET", "purchases/subscriptionsv2/tokens/\(annual)",
+                    .json(200, Self.subscription(acknowledged: false, product: legend.product, basePlan: legend.plan,
+                                                 expiry: addMonths(12, to: start), order: "GPA.7-2")),
+                    // Voided: Play ends the subscription, its line item expiring at the revocation.
+                    .json(200, Self.subscription(state: "SUBSCRIPTION_STATE_EXPIRED", acknowledged: true, product: legend.product,
+                                                 basePlan: legend.plan, expiry: Timestamp(seconds: t1.seconds - 86_400), order: "GPA.7-2")))
+        fake.script("POST", "purchases/subscriptions/\(supporter.product)/tokens/\(monthly):acknowledge", .json(200, ""))
+        fake.script("POST", "purchases/subscriptions/\(legend.product)/tokens/\(annual):acknowledge", .json(200, ""))
+        let monthlyKey = Ed25519PrivateKey(), annualKey = Ed25519PrivateKey()
+
+        // The services and the fake run on a thread of their own, never holding the test pool's few threads;
+        // the answers are checked here, where expectations belong to this test.
+        let (m, a, renewed, voided, acknowledgements, calls) = try await onOwnThread {
+            try fake.serve { base in
+                let data = TemporaryDirectory("e2e-google-renewals")
+                _ = try Self.service(fakeAt: base, in: data).stop()  // writes the configuration, and checks it starts
+                let config = data.file("badge-service.ini")
+                func at<T>(_ t: Timestamp, _ body: (FakeTimeDeployment.Step) throws -> T) throws -> T {
+                    let d = t.date, s = t.secondOfDay
+                    let text = String(format: "%04d-%02d-%02d %02d:%02d:%02d", d.year, d.month, d.day, s / 3600, s / 60 % 60, s % 60)
+                    let service = try ServiceProcess(data: data, arguments: ["--config", config], environment: ["TZ": "UTC"],
+                                                     executable: try AppStoreEndToEndTests.release,
+                                                     launcher: [FakeTimeDeployment.wrapper, "--exclude-monotonic", text])
+                    let result = try body(FakeTimeDeployment.Step(service: service, time: t))
+                    guard service.stop() == 0 else { throw ServiceProcess.Failure("the service at \(t) did not stop cleanly") }
+                    return result
+                }
+                func buy(_ step: FakeTimeDeployment.Step, _ product: String, _ token: String, by key: Ed25519PrivateKey) throws -> HTTPReply {
+                    try step.send(.purchaseBadge(masterKey: SecureRandom.bytes(32), payment: .google(productId: product, token: token),
+                                                 upgrade: nil), by: key)
+                }
+                // 10 January: both bought; 11 February: both asked for their next month.
+                let (m, a) = try at(t0) { step in
+                    (try buy(step, supporter.product, monthly, by: monthlyKey), try buy(step, legend.product, annual, by: annualKey))
+                }
+                guard let monthlyLast = m.response?.statement?.entries.last, let annualLast = a.response?.statement?.entries.last else {
+                    throw ServiceProcess.Failure("not bought: \(m.text) \(a.text)")
+                }
+                let (renewed, voided) = try at(t1) { step in
+                    (try step.issue(by: monthlyKey, asserting: monthlyLast), try step.issue(by: annualKey, asserting: annualLast))
+                }
+                return (m, a, renewed, voided, fake.apiCalls.filter { $0.route.hasSuffix(":acknowledge") }.count, fake.apiCalls.count)
+            }
+        }
+
+        // Both acknowledged, each credited from its period start, an hour before.
+        #expect(m.status == 200 && a.status == 200, "\(m.text) \(a.text)")
+        let monthlyRows = m.response?.statement?.entries ?? [], annualRows = a.response?.statement?.entries ?? []
+        #expect(monthlyRows.map(\.changeMonths) == [1, -1] && annualRows.map(\.changeMonths) == [12, -1])
+        #expect(monthlyRows.first?.balanceStartTs == start && annualRows.first?.balanceBadgeType == .legend)
+        #expect(acknowledgements == 2)
+
+        // The monthly plan's next charge granted from its period start and its month issued.
+        #expect(renewed.status == 200 && renewed.response?.credential != nil, "\(renewed.text)")
+        let renewedRows = renewed.response?.statement?.entries ?? []
+        #expect(renewedRows.contains { $0.entryType == .credit(.charge(chargeId: "GPA.7-1..0")) && $0.createdAt == addMonths(1, to: start) },
+                "\(renewedRows)")
+        #expect(renewedRows.last?.entryType == .debit(.badge))
+        // The annual one voided during its coverage: the months not issued debited refund, and it ends.
+        #expect(voided.response?.reportedSubscription == .ended && voided.response?.credential == nil, "\(voided.text)")
+        let voidedRows = voided.response?.statement?.entries ?? []
+        #expect(voidedRows.contains { $0.entryType == .debit(.refund) && $0.changeMonths < 0 }, "\(voidedRows)")
+        #expect(voidedRows.last?.balanceMonths == 0)
+        #expect(calls == 6)  // a read and an acknowledgement each at purchase, a read each a month later
     }
 
     /// The spec's 300 Play subscription checks a minute, on the release binary: 300 presented at
