@@ -43,14 +43,7 @@ extension BadgeService {
     /// recovery receipt. Play is asked outside the write transaction.
     func purchaseByGooglePlay(key: Ed25519PublicKey, masterKey: [UInt8], productId: String, token: String,
                               now: Timestamp) throws -> RPCResponse {
-        guard let googlePlay else { throw BadgeServiceError.providerNotConfigured("google") }
-        do {
-            try PlayIdentifiers.checkProductID(productId)
-            try PlayIdentifiers.checkToken(token)
-        } catch {
-            throw report(error)
-        }
-        let products = try storeProducts().playMap
+        let (googlePlay, products) = try playEvidence(productId: productId, token: token)
         if products.subscriptions[productId] != nil {
             return try purchaseByPlaySubscription(key: key, masterKey: masterKey, productId: productId, token: token,
                                                   googlePlay: googlePlay, products: products, now: now)
@@ -144,6 +137,18 @@ extension BadgeService {
     /// naming the product claimed (no per-minute budget: that is purchaseBadge's).
     func transferByGooglePlay(key: Ed25519PublicKey, masterKey: [UInt8], productId: String, token: String,
                               now: Timestamp) throws -> RPCResponse {
+        let (googlePlay, products) = try playEvidence(productId: productId, token: token)
+        if products.oneTime[productId] != nil { throw BadgeServiceError.receiptUsed }
+        guard products.subscriptions[productId] != nil else { throw BadgeServiceError.pricing(.productUnavailable) }
+        let adapter = PlaySubscriptions(client: googlePlay.client, products: products,
+                                        creditsTestPurchases: googlePlay.creditsTestPurchases, claimedProductID: productId)
+        return try transferBySubscription(key: key, masterKey: masterKey, adapter: adapter, reference: token,
+                                          presentedChargeId: nil, now: now)
+    }
+
+    /// The deployment's Play funding and products, once the product id and token grammars are
+    /// checked: nothing reaches Play before this (purchaseBadge, transferBadge).
+    func playEvidence(productId: String, token: String) throws -> (GooglePlayFunding, PlayProductMap) {
         guard let googlePlay else { throw BadgeServiceError.providerNotConfigured("google") }
         do {
             try PlayIdentifiers.checkProductID(productId)
@@ -151,13 +156,7 @@ extension BadgeService {
         } catch {
             throw report(error)
         }
-        let products = try storeProducts().playMap
-        if products.oneTime[productId] != nil { throw BadgeServiceError.receiptUsed }
-        guard products.subscriptions[productId] != nil else { throw BadgeServiceError.pricing(.productUnavailable) }
-        let adapter = PlaySubscriptions(client: googlePlay.client, products: products,
-                                        creditsTestPurchases: googlePlay.creditsTestPurchases, claimedProductID: productId)
-        return try transferBySubscription(key: key, masterKey: masterKey, adapter: adapter, reference: token,
-                                          presentedChargeId: nil, now: now)
+        return (googlePlay, try storeProducts().playMap)
     }
 
     /// Logs a Play refusal (its reason names no token) and turns it into the protocol's error.

@@ -110,6 +110,17 @@ extension BadgeService {
         }
     }
 
+    /// Makes the store keep `charge` before it is first credited, when the reading says it does not
+    /// yet (purchaseBadge, transferBadge): a failure credits nothing and is answered in its class.
+    func confirmIfNeeded(_ charge: StoreCharge, of reading: SubscriptionReading, adapter: any SubscriptionStore,
+                         reference: String, floor: UInt32) throws {
+        guard !reading.isConfirmed else { return }
+        do { try adapter.confirm(reference: reference, charge: charge) } catch {
+            configuration.reportProviderFailure("\(adapter.name) subscription: \(error.reason)")
+            throw BadgeServiceError(error, store: adapter.name, floor: floor)
+        }
+    }
+
     /// The first charge of a subscription credited to a new purchase, dated to its billing
     /// period start, then the month due issued (purchaseBadge, transferBadge).
     func planFirstCharge(_ charge: StoreCharge, now: Timestamp) throws -> (plan: LedgerPlan, period: IssuedPeriod) {

@@ -40,12 +40,7 @@ extension BadgeService {
         let reading = try readSubscription(adapter, reference: reference, now: now)
             .mapError { BadgeServiceError($0, store: storeName, floor: hour) }.get()
         let charge = try reading.charge.mapError { BadgeServiceError($0, store: storeName, floor: hour) }.get()
-        if !reading.isConfirmed {
-            do { try adapter.confirm(reference: reference, charge: charge) } catch {
-                configuration.reportProviderFailure("\(storeName) subscription: \(error.reason)")
-                throw BadgeServiceError(error, store: storeName, floor: hour)
-            }
-        }
+        try confirmIfNeeded(charge, of: reading, adapter: adapter, reference: reference, floor: hour)
 
         return try conditionalWrite(read: { r in
             try subscriptionClaim(r, purchaseKey: purchaseKey, store: storeName, reference: reference)

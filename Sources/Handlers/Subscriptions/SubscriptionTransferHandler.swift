@@ -73,12 +73,7 @@ extension BadgeService {
         if let presentedChargeId, presentedChargeId != reading.latestChargeId {
             throw BadgeServiceError.paymentPending(retryAfter: hour)
         }
-        if !reading.isConfirmed {
-            do { try adapter.confirm(reference: reference, charge: charge) } catch {
-                configuration.reportProviderFailure("\(storeName) subscription: \(error.reason)")
-                throw BadgeServiceError(error, store: storeName, floor: hour)
-            }
-        }
+        try confirmIfNeeded(charge, of: reading, adapter: adapter, reference: reference, floor: hour)
 
         return try conditionalWrite(read: { r in
             try transferSnapshot(r, purchaseKey: purchaseKey, store: storeName, reference: reference)
