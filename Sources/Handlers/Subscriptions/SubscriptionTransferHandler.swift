@@ -144,7 +144,7 @@ struct TransferSnapshot {
     /// Already moved to (or credited to) the signing key: the same answer from the record; a key
     /// holding another purchase: bad_request; nil when the subscription is to be moved or credited.
     func answerFromRecord(service: BadgeService) throws -> RPCResponse? {
-        if let record, let purchase = claim.purchase, let funding = claim.funding, funding.subscriptionId == record.id {
+        if let record, claim.purchase != nil, let funding = claim.funding, funding.subscriptionId == record.id {
             if funding.movedAwayAt != nil {
                 throw BadgeServiceError.badRequest("this purchase key already holds a badge")
             }
