@@ -59,29 +59,10 @@ extension BadgeService {
             }
             if s.purchase != nil { throw BadgeServiceError.badRequest("this purchase key already holds a badge") }
 
-            let plan: LedgerPlan
-            do {
-                plan = try planFirstFunding(months: product.months, credit: .payment(invoiceId: nil), badgeType: product.badgeType,
-                                            now: now, newId: newEntryId)
-            } catch {
-                throw BadgeServiceError.internal(detail: "planning the App Store credit: \(error)")
-            }
-            guard let period = plan.issued else { throw BadgeServiceError.internal(detail: "first funding issued nothing") }
-            let credential = try sign(masterKey: masterKey, period: period)
-            let receipt = Self.recoveryReceipt(masterKey: masterKey, invoiceId: "apple:" + reference)
-            let response = RPCResponse.badgeCredential(credential: credential, statement: Statement(entries: plan.rows),
-                                                       receipt: receipt, subscription: nil)
-            return .answer(response) { w in
-                guard try w.purchase(key: purchaseKey) == nil,
-                      try w.creditedPurchase(provider: "apple", providerRef: reference) == nil
-                else { throw StorageError.conflict(constraint: "App Store credit raced") }
-                let purchase = try w.insertPurchase(key: purchaseKey, masterKey: masterKey, badgeType: product.badgeType, at: now)
-                try w.appendLedger(purchaseId: purchase.id, expectedCount: 0, entries: plan.rows)
-                try w.insertIssuance(IssuanceRecord(period: period, purchaseId: purchase.id, credential: credential))
-                try w.insertPayment(paymentId: randomEntryId(), provider: "apple", providerRef: reference,
-                                    purchaseId: purchase.id, at: now)
-                try w.insertReceipt(hash: SHA256.hash(Array(receipt.utf8)), purchaseId: purchase.id)
-            }
+            return try creditFirstPayment(purchaseKey: purchaseKey, masterKey: masterKey, months: product.months,
+                                          badgeType: product.badgeType, invoiceId: nil, provider: "apple", providerRef: reference,
+                                          receiptSeed: "apple:" + reference, what: "App Store", now: now,
+                                          stillUnclaimed: { _ in true })
         })
     }
 

@@ -43,29 +43,10 @@ extension BadgeService {
                 throw BadgeServiceError.receiptInvalid
             }
 
-            let plan: LedgerPlan
-            do {
-                plan = try planFirstFunding(months: invoice.months, credit: .payment(invoiceId: invoiceId),
-                                            badgeType: invoice.badgeType, now: now, newId: newEntryId)
-            } catch {
-                throw BadgeServiceError.internal(detail: "planning the payment credit: \(error)")
-            }
-            guard let period = plan.issued else { throw BadgeServiceError.internal(detail: "first funding issued nothing") }
-            let credential = try sign(masterKey: masterKey, period: period)
-            let receipt = Self.recoveryReceipt(masterKey: masterKey, invoiceId: invoiceId)
-            let response = RPCResponse.badgeCredential(credential: credential, statement: Statement(entries: plan.rows),
-                                                       receipt: receipt, subscription: nil)
-            return .answer(response) { w in
-                guard try w.purchase(key: purchaseKey) == nil, try w.invoice(id: invoiceId)?.status == .paid,
-                      try w.creditedPurchase(provider: invoice.provider, providerRef: invoiceId) == nil
-                else { throw StorageError.conflict(constraint: "invoice credit raced") }
-                let purchase = try w.insertPurchase(key: purchaseKey, masterKey: masterKey, badgeType: invoice.badgeType, at: now)
-                try w.appendLedger(purchaseId: purchase.id, expectedCount: 0, entries: plan.rows)
-                try w.insertIssuance(IssuanceRecord(period: period, purchaseId: purchase.id, credential: credential))
-                try w.insertPayment(paymentId: randomEntryId(), provider: invoice.provider, providerRef: invoiceId,
-                                    purchaseId: purchase.id, at: now)
-                try w.insertReceipt(hash: SHA256.hash(Array(receipt.utf8)), purchaseId: purchase.id)
-            }
+            return try creditFirstPayment(purchaseKey: purchaseKey, masterKey: masterKey, months: invoice.months,
+                                          badgeType: invoice.badgeType, invoiceId: invoiceId, provider: invoice.provider,
+                                          providerRef: invoiceId, receiptSeed: invoiceId, what: "invoice", now: now,
+                                          stillUnclaimed: { w in try w.invoice(id: invoiceId)?.status == .paid })
         })
     }
 

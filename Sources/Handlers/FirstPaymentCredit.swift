@@ -1,0 +1,41 @@
+import BadgeCore
+import Crypto
+import Ledger
+import Schema
+import Storage
+
+extension BadgeService {
+    /// A new purchase funded by one verified payment (a settled invoice, an App Store or Play
+    /// one-time purchase): the `payment` credit and the first month planned and signed, answered
+    /// with the recovery receipt derived from `receiptSeed`. The write records the purchase, its
+    /// rows, the issuance, the payment (unique by provider and reference, so it funds one
+    /// purchase) and the receipt's hash, and lands only while `stillUnclaimed` holds.
+    func creditFirstPayment(purchaseKey: String, masterKey: [UInt8], months: Int, badgeType: BadgeType,
+                            invoiceId: String?, provider: String, providerRef: String, receiptSeed: String,
+                            what: String, now: Timestamp,
+                            stillUnclaimed: @escaping (any StoreWriter) throws -> Bool) throws -> StagedAnswer<RPCResponse> {
+        let plan: LedgerPlan
+        do {
+            plan = try planFirstFunding(months: months, credit: .payment(invoiceId: invoiceId), badgeType: badgeType,
+                                        now: now, newId: newEntryId)
+        } catch {
+            throw BadgeServiceError.internal(detail: "planning the \(what) credit: \(error)")
+        }
+        guard let period = plan.issued else { throw BadgeServiceError.internal(detail: "first funding issued nothing") }
+        let credential = try sign(masterKey: masterKey, period: period)
+        let receipt = Self.recoveryReceipt(masterKey: masterKey, invoiceId: receiptSeed)
+        let response = RPCResponse.badgeCredential(credential: credential, statement: Statement(entries: plan.rows),
+                                                   receipt: receipt, subscription: nil)
+        return .answer(response) { w in
+            guard try w.purchase(key: purchaseKey) == nil, try stillUnclaimed(w),
+                  try w.creditedPurchase(provider: provider, providerRef: providerRef) == nil
+            else { throw StorageError.conflict(constraint: "\(what) credit raced") }
+            let purchase = try w.insertPurchase(key: purchaseKey, masterKey: masterKey, badgeType: badgeType, at: now)
+            try w.appendLedger(purchaseId: purchase.id, expectedCount: 0, entries: plan.rows)
+            try w.insertIssuance(IssuanceRecord(period: period, purchaseId: purchase.id, credential: credential))
+            try w.insertPayment(paymentId: randomEntryId(), provider: provider, providerRef: providerRef,
+                                purchaseId: purchase.id, at: now)
+            try w.insertReceipt(hash: SHA256.hash(Array(receipt.utf8)), purchaseId: purchase.id)
+        }
+    }
+}
