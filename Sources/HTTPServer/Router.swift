@@ -43,6 +43,13 @@ public struct Router: HTTPResponder {
         return allowed.sorted()
     }
 
+    /// Whether a route serves `method` on `path` (HEAD wherever GET is): what
+    /// ``allowedMethods(for:)`` lists, without building the list.
+    public func routes(_ method: String, on path: String) -> Bool {
+        guard let methods = routes[path] else { return false }
+        return methods[method] != nil || (method == "HEAD" && methods["GET"] != nil)
+    }
+
     /// Before `100 Continue`: 404 for a path no route serves, 405 for a method it does not.
     public func checkHead(_ head: HTTPRequest) -> HTTPResponse? {
         if head.method == "OPTIONS" && head.target == "*" { return nil }

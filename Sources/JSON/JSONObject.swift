@@ -121,14 +121,11 @@ package struct ExactKey: Hashable, Sendable {
 /// Byte-wise string equality (no Unicode normalisation).
 @inline(__always)
 package func exactlyEqual(_ a: String, _ b: String) -> Bool {
-    let au = a.utf8, bu = b.utf8
-    guard au.count == bu.count else { return false }
-    if let r = au.withContiguousStorageIfAvailable({ pa in
-        bu.withContiguousStorageIfAvailable { pb in
-            pa.count == 0 || memcmp(pa.baseAddress!, pb.baseAddress!, pa.count) == 0
-        }
-    }), let equal = r {
-        return equal
+    guard a.utf8.count == b.utf8.count else { return false }
+    // `withUTF8` serves small (inline) strings too, from a stack copy; their UTF-8 view has no
+    // contiguous storage, and the element-wise fallback cost ~160 instructions a key (issue 17).
+    var a = a, b = b
+    return a.withUTF8 { pa in
+        b.withUTF8 { pb in pa.count == 0 || memcmp(pa.baseAddress!, pb.baseAddress!, pa.count) == 0 }
     }
-    return au.elementsEqual(bu)
 }

@@ -85,6 +85,15 @@ public enum JSONSerializer {
     }
 }
 
+extension JSONSerializer {
+    /// Appends `s` as a JSON string (quoted, escaped as every serialised value is), for writers
+    /// that build a known shape straight into bytes rather than through a ``JSONValue``.
+    public static func append(string s: String, to out: inout [UInt8]) { writeString(s, into: &out) }
+
+    /// Appends `n` as a JSON number, exactly as a serialised ``JSONValue/number(_:)``.
+    public static func append(number n: JSONNumber, to out: inout [UInt8]) { writeNumber(n, into: &out) }
+}
+
 extension JSONValue {
     /// Compact JSON bytes (see ``JSONSerializer``).
     public func serialized() -> [UInt8] { JSONSerializer.serialize(self) }

@@ -47,24 +47,37 @@ public struct LogTime: Sendable, Equatable {
 
     /// RFC 3339 in UTC with exactly three fraction digits: `2026-11-30T23:11:24.123Z`.
     public var rfc3339: String {
+        var out = [UInt8]()
+        out.reserveCapacity(24)
+        appendRFC3339(to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends ``rfc3339``'s 24 bytes to `out`, allocating nothing else (an access line per
+    /// request stamps one; a digit array per field cost 8% of the cached catalog's path).
+    public func appendRFC3339(to out: inout [UInt8]) {
         let (seconds, millis) = milliseconds.quotientAndRemainderFlooring(by: 1000)
         let (days, secondOfDay) = seconds.quotientAndRemainderFlooring(by: 86_400)
         let (year, month, day) = Self.civil(fromDays: days)
-        var out = [UInt8]()
-        out.reserveCapacity(24)
-        func put(_ value: Int64, _ width: Int) {
-            var digits = [UInt8](repeating: 0x30, count: width)
-            var v = value
-            for i in stride(from: width - 1, through: 0, by: -1) {
-                digits[i] = 0x30 + UInt8(v % 10)
-                v /= 10
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { text in
+            var at = 0
+            func put(_ value: Int64, _ width: Int) {
+                var v = value
+                for i in stride(from: at + width - 1, through: at, by: -1) {
+                    text[i] = 0x30 + UInt8(truncatingIfNeeded: v % 10)
+                    v /= 10
+                }
+                at += width
             }
-            out += digits
+            func mark(_ byte: UInt8) {
+                text[at] = byte
+                at += 1
+            }
+            put(year, 4); mark(0x2D); put(month, 2); mark(0x2D); put(day, 2); mark(0x54)
+            put(secondOfDay / 3600, 2); mark(0x3A); put(secondOfDay / 60 % 60, 2); mark(0x3A)
+            put(secondOfDay % 60, 2); mark(0x2E); put(millis, 3); mark(0x5A)
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: text[0..<at]))
         }
-        put(year, 4); out.append(0x2D); put(month, 2); out.append(0x2D); put(day, 2); out.append(0x54)
-        put(secondOfDay / 3600, 2); out.append(0x3A); put(secondOfDay / 60 % 60, 2); out.append(0x3A)
-        put(secondOfDay % 60, 2); out.append(0x2E); put(millis, 3); out.append(0x5A)
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// Proleptic Gregorian date of a day count from 1970-01-01 (Hinnant's `civil_from_days`).

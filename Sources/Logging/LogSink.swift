@@ -43,16 +43,23 @@ public final class LogSink: @unchecked Sendable {
     /// Queues `line` (its text ends in a newline), or drops and counts it when the buffer is full.
     public func append(_ line: String) {
         var line = line
-        line.withUTF8 { bytes in
-            condition.lock()
-            defer { condition.unlock() }
-            guard pending.count + bytes.count <= capacity else {
-                dropped += 1
-                return
-            }
-            pending.append(contentsOf: bytes)
-            if pending.count >= batchSize { condition.broadcast() }
+        line.withUTF8 { enqueue(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Queues one line already in UTF-8 (ending in a newline), as ``append(_:)`` does.
+    public func append(bytes line: [UInt8]) {
+        line.withUnsafeBytes { enqueue($0) }
+    }
+
+    private func enqueue(_ bytes: UnsafeRawBufferPointer) {
+        condition.lock()
+        defer { condition.unlock() }
+        guard pending.count + bytes.count <= capacity else {
+            dropped += 1
+            return
         }
+        pending.append(contentsOf: bytes)
+        if pending.count >= batchSize { condition.broadcast() }
     }
 
     /// Lines dropped so far: the buffer was full, or the descriptor failed (closed pipe).

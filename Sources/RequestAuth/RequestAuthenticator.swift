@@ -34,6 +34,35 @@ public struct RequestAuthenticator: Sendable {
         }
     }
 
+    /// What ``prepare(_:now:bodyReceived:)`` established about a request, for
+    /// ``authenticate(_:now:)-(Prechecked,_)`` to finish without repeating it.
+    public struct Prechecked: Sendable {
+        fileprivate enum State: Sendable {
+            case decided(RequestAuthVerdict)
+            case signature(RequestSignatureVerifier.Prechecked)
+        }
+        fileprivate let state: State
+    }
+
+    /// ``precheck(_:now:bodyReceived:)``, keeping what passed: a gateway that prechecks on its
+    /// event loop hands this to the worker that verifies, so the fields are parsed and the body
+    /// hashed once per request rather than twice.
+    public func prepare(_ request: SignedRequest, now: Timestamp, bodyReceived: Bool) -> Result<Prechecked, RequestAuthFailure> {
+        switch trustedFront.evaluate(request) {
+        case .decided(.invalid(let failure)): return .failure(failure)
+        case .decided(let verdict): return .success(Prechecked(state: .decided(verdict)))
+        case .notApplicable: return signatures.prepare(request, now: now, bodyReceived: bodyReceived).map { Prechecked(state: .signature($0)) }
+        }
+    }
+
+    /// The verdict ``authenticate(_:now:)`` gives the prechecked request at `now`.
+    public func authenticate(_ prechecked: Prechecked, now: Timestamp) -> RequestAuthVerdict {
+        switch prechecked.state {
+        case .decided(let verdict): return verdict
+        case .signature(let signature): return signatures.verify(signature, now: now)
+        }
+    }
+
     /// The verdict for `request` received at `now`.
     public func authenticate(_ request: SignedRequest, now: Timestamp) -> RequestAuthVerdict {
         switch trustedFront.evaluate(request) {

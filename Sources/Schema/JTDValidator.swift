@@ -28,6 +28,10 @@ extension JTDSchema {
 
     private func run(_ node: JTDNode, _ instance: JSONValue, _ options: JTDValidationOptions) -> ValidationRun {
         var run = ValidationRun(schema: self, options: options)
+        // Most instances are valid: a pass that keeps no paths settles those without building
+        // the error run's path stacks (which cost most of validating a request, issue 17).
+        var check = ValidityCheck(definitions: definitions, maxDepth: options.maxDepth)
+        if check.isValid(node, instance, parentTag: nil) { return run }
         run.validate(node, instance, parentTag: nil)
         return run
     }
@@ -217,5 +221,70 @@ private struct ValidationRun {
             return n.isInteger && range.contains(n.value)
         default: return false
         }
+    }
+}
+
+/// Whether an instance is valid, decided exactly as ``ValidationRun`` decides it (same forms,
+/// same ref-depth limit) but keeping no paths and stopping at the first failure. Only when it
+/// says no does the full run look again, to say why.
+private struct ValidityCheck {
+    let definitions: [JTDNode]
+    let maxDepth: Int
+    var refDepth = 0
+
+    mutating func isValid(_ node: JTDNode, _ instance: JSONValue, parentTag: String?) -> Bool {
+        if node.nullable, case .null = instance { return true }
+        switch node.form {
+        case .empty:
+            return true
+        case .ref(let index, _):
+            // Past the limit the full run reports the depth; "not valid" sends it there.
+            if maxDepth > 0 && refDepth >= maxDepth { return false }
+            refDepth += 1
+            defer { refDepth -= 1 }
+            return isValid(definitions[index], instance, parentTag: nil)
+        case .type(let type):
+            return ValidationRun.matches(type, instance)
+        case .enumeration(let values):
+            guard case .string(let s) = instance else { return false }
+            return values.contains(ExactKey(s))
+        case .elements(let element):
+            guard case .array(let items) = instance else { return false }
+            for item in items where !isValid(element, item, parentTag: nil) { return false }
+            return true
+        case .properties(let p):
+            guard case .object(let object) = instance else { return false }
+            return propertiesValid(p, object, parentTag: parentTag)
+        case .values(let valueSchema):
+            guard case .object(let object) = instance else { return false }
+            for m in object where !isValid(valueSchema, m.value, parentTag: nil) { return false }
+            return true
+        case .discriminator(let tag, let mapping):
+            guard case .object(let object) = instance, case .string(let tagString)? = object[tag],
+                  let variant = mapping[ExactKey(tagString)]
+            else { return false }
+            return isValid(variant, instance, parentTag: tag)
+        }
+    }
+
+    mutating func propertiesValid(_ p: JTDProperties, _ object: JSONObject, parentTag: String?) -> Bool {
+        for prop in p.required {
+            guard let value = object[prop.name], isValid(prop.node, value, parentTag: nil) else { return false }
+        }
+        for prop in p.optional {
+            if let value = object[prop.name], !isValid(prop.node, value, parentTag: nil) { return false }
+        }
+        guard !p.additionalAllowed else { return true }
+        // Every member declared (or the discriminator's tag): with the few properties of a
+        // request, comparing names beats hashing each key.
+        let small = p.required.count + p.optional.count <= 16
+        for m in object {
+            if let parentTag, exactlyEqual(parentTag, m.key) { continue }
+            let declared = small
+                ? p.required.contains { exactlyEqual($0.name, m.key) } || p.optional.contains { exactlyEqual($0.name, m.key) }
+                : p.known.contains(ExactKey(m.key))
+            if !declared { return false }
+        }
+        return true
     }
 }

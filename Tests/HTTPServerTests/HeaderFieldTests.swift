@@ -10,6 +10,15 @@ import Testing
 /// field-vchar  = VCHAR / obs-text
 /// ```
 @Suite struct HeaderFieldTests {
+    @Test func containsAnyOfSeveralNamesInAnyCase() {
+        let headers: HTTPHeaders = ["Host": "a", "content-TYPE": "application/json", "Signature-Input": "x"]
+        #expect(headers.containsAny(of: ["Authorization", "signature-input"]))
+        #expect(headers.containsAny(of: ["CONTENT-type"]))
+        #expect(!headers.containsAny(of: ["Signature", "Authorization", "Content-Typ", "Hosts"]))
+        #expect(!headers.containsAny(of: []))
+        #expect(!HTTPHeaders().containsAny(of: ["Host"]))
+    }
+
     @Test func fieldsKeepOrderAndCaseAndTrimOnlyOuterWhitespace() throws {
         let (head, _) = try #require(expectRequest(request("X-One:a\r\nx-two: \t b  c \t\r\nX-One: second\r\nX-Empty:\r\nX-Blank:   \r\n")))
         let fields = head.headers.map { "\($0.name)=\($0.value)" }

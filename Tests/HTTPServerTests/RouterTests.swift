@@ -20,6 +20,15 @@ import Testing
         return box.withLock { $0 }!
     }
 
+    /// `routes(_:on:)` answers what `allowedMethods(for:)` lists, for every method and path.
+    @Test(arguments: ["GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "get"])
+    func routesAgreesWithAllowedMethods(method: String) {
+        let r = router()
+        for path in ["/healthz", "/v1/echo", "/", "/HEALTHZ", "*"] {
+            #expect(r.routes(method, on: path) == r.allowedMethods(for: path).contains(method), "\(method) \(path)")
+        }
+    }
+
     @Test func routesByExactPathAndMethod() {
         let r = router()
         #expect(answer(r, "GET", "/healthz").body == Array("ok".utf8))

@@ -19,6 +19,12 @@ public final class Metrics: Sendable {
         var counts = [UInt64](repeating: 0, count: Metrics.latencyBuckets.count)
         var total: UInt64 = 0
         var sum: Double = 0
+
+        mutating func record(bucket: Int?, seconds: Double) {
+            if let bucket { counts[bucket] += 1 }
+            total += 1
+            sum += seconds
+        }
     }
 
     private struct RequestKey: Hashable, Comparable {
@@ -66,12 +72,8 @@ public final class Metrics: Sendable {
         counts.withLock { c in
             c.requests[key, default: 0] += 1
             c.responses[RouteStatus(route: route, status: status), default: 0] += 1
-            let latencyKey = RouteCommand(route: route, command: key.command)
-            var h = c.latency[latencyKey] ?? Histogram()
-            if let bucket { h.counts[bucket] += 1 }
-            h.total += 1
-            h.sum += seconds
-            c.latency[latencyKey] = h
+            // Updated in place: a copy taken out and stored back copied the bucket array every time.
+            c.latency[RouteCommand(route: route, command: key.command), default: Histogram()].record(bucket: bucket, seconds: seconds)
         }
     }
 

@@ -73,6 +73,16 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, E
         first(name) != nil
     }
 
+    /// True when a line is named any of `names` (case-insensitively): one pass over the lines,
+    /// where asking `contains` for each name walks them once per name.
+    public func containsAny(of names: [String]) -> Bool {
+        for field in fields {
+            let length = field.name.utf8.count
+            for name in names where name.utf8.count == length && Self.namesEqual(field.name, name) { return true }
+        }
+        return false
+    }
+
     /// The octets of a value as received (inverse of the parser's ISO-8859-1 decoding); nil when
     /// the value holds a scalar above U+00FF, which a received value never does.
     public static func octets(of value: String) -> [UInt8]? {

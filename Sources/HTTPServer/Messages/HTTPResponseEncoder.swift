@@ -73,8 +73,11 @@ package enum HTTPResponseEncoder {
     static func isValid(_ response: HTTPResponse) -> Bool {
         guard (200...599).contains(response.status) else { return false }
         for field in response.headers {
-            guard !field.name.isEmpty, field.name.utf8.allSatisfy(HTTPGrammar.isTokenChar) else { return false }
-            guard field.value.utf8.allSatisfy({ HTTPGrammar.isFieldValueByte($0) }) else { return false }
+            // On the contiguous bytes: the generic `utf8.allSatisfy` cost 4% of a small response.
+            var name = field.name, value = field.value
+            guard name.withUTF8({ !$0.isEmpty && $0.allSatisfy(HTTPGrammar.isTokenChar) }),
+                  value.withUTF8({ $0.allSatisfy(HTTPGrammar.isFieldValueByte) })
+            else { return false }
         }
         return true
     }

@@ -52,26 +52,65 @@ public struct RequestSignatureVerifier: Sendable {
             for check in Self.checks {
                 if let failure = check.evaluate(&evaluation) { return .invalid(failure) }
             }
-            guard let key = evaluation.signerKey, let keyID = evaluation.keyID, let created = evaluation.created else {
-                preconditionFailure("the checks establish key, keyid and created before the signature verifies")
-            }
-            return .valid(VerifiedSigner(publicKey: key, keyID: keyID,
-                                         source: .httpSignature(label: evaluation.label, created: created)))
+            return Self.verdict(evaluation)
         }
+    }
+
+    /// The signer of an evaluation every check passed.
+    private static func verdict(_ evaluation: SignatureEvaluation) -> RequestAuthVerdict {
+        guard let key = evaluation.signerKey, let keyID = evaluation.keyID, let created = evaluation.created else {
+            preconditionFailure("the checks establish key, keyid and created before the signature verifies")
+        }
+        return .valid(VerifiedSigner(publicKey: key, keyID: keyID,
+                                     source: .httpSignature(label: evaluation.label, created: created)))
     }
 
     /// Every check but the signature's cryptography (and, before the body has arrived, the
     /// digest): what a gateway can refuse cheaply, on its event loop, before queueing the full
     /// verification. nil when nothing cheap fails (an unsigned request included).
     public func precheck(_ request: SignedRequest, now: Timestamp, bodyReceived: Bool) -> RequestAuthFailure? {
+        if case .failure(let failure) = prepare(request, now: now, bodyReceived: bodyReceived) { return failure }
+        return nil
+    }
+
+    /// What ``precheck(_:now:bodyReceived:)`` established, kept so that ``verify(_:now:)-(Prechecked,_)``
+    /// need not parse the fields and hash the body again.
+    public struct Prechecked: Sendable {
+        fileprivate enum State: Sendable {
+            case unsigned
+            case candidate(SignatureEvaluation, digestChecked: Bool)
+        }
+        fileprivate let state: State
+    }
+
+    /// ``precheck(_:now:bodyReceived:)``, keeping what passed for ``verify(_:now:)-(Prechecked,_)``.
+    public func prepare(_ request: SignedRequest, now: Timestamp, bodyReceived: Bool) -> Result<Prechecked, RequestAuthFailure> {
         switch Self.extract(request, now: now, policy: policy) {
-        case .unsigned: return nil
-        case .failure(let failure): return failure
+        case .unsigned: return .success(Prechecked(state: .unsigned))
+        case .failure(let failure): return .failure(failure)
         case .candidate(var evaluation):
             for check in Self.checks where !(check is SignatureValueCheck) && (bodyReceived || !(check is ContentDigestCheck)) {
-                if let failure = check.evaluate(&evaluation) { return failure }
+                if let failure = check.evaluate(&evaluation) { return .failure(failure) }
             }
-            return nil
+            return .success(Prechecked(state: .candidate(evaluation, digestChecked: bodyReceived)))
+        }
+    }
+
+    /// The verdict ``verify(_:now:)`` gives the prechecked request at `now`. The checks that do
+    /// not depend on the time passed already and are not repeated; the time (which moved while
+    /// the request queued), the digest if the body had not arrived, and the signature are checked
+    /// now, in the pipeline's order, so the first failure is the one a full verification reports.
+    public func verify(_ prechecked: Prechecked, now: Timestamp) -> RequestAuthVerdict {
+        switch prechecked.state {
+        case .unsigned:
+            return .unsigned
+        case .candidate(var evaluation, let digestChecked):
+            evaluation.now = now
+            for check in Self.checks where check is ExpiryCheck || check is FreshnessCheck || check is SignatureValueCheck
+                || (!digestChecked && check is ContentDigestCheck) {
+                if let failure = check.evaluate(&evaluation) { return .invalid(failure) }
+            }
+            return Self.verdict(evaluation)
         }
     }
 
@@ -113,7 +152,7 @@ public struct RequestSignatureVerifier: Sendable {
 /// The one signature under evaluation and what the checks have established about it so far.
 package struct SignatureEvaluation: Sendable {
     package let request: SignedRequest
-    package let now: Timestamp
+    package var now: Timestamp
     package let policy: RequestSignaturePolicy
     /// The dictionary label (not signed).
     package let label: String

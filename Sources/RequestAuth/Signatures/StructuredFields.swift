@@ -484,13 +484,17 @@ package enum StructuredFieldSerializer {
             guard d.thousandths.magnitude / 1000 <= 999_999_999_999 else { throw .unserialisable }
             return decimal(d)
         case .string(let s):
-            var out = "\""
+            // Into bytes, then one String: appending scalar by scalar cost a fifth of building a
+            // signature base (the keyid is 60 characters; issue 17's profile).
+            var out: [UInt8] = [UInt8(ascii: "\"")]
+            out.reserveCapacity(s.utf8.count + 2)
             for c in s.utf8 {
                 guard c >= 0x20, c <= 0x7E else { throw .unserialisable }
-                if c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") { out += "\\" }
-                out.unicodeScalars.append(Unicode.Scalar(c))
+                if c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") { out.append(UInt8(ascii: "\\")) }
+                out.append(c)
             }
-            return out + "\""
+            out.append(UInt8(ascii: "\""))
+            return String(decoding: out, as: UTF8.self)
         case .token(let t):
             let b = Array(t.utf8)
             guard let first = b.first, first == UInt8(ascii: "*") || isAlpha(first),
