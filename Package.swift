@@ -32,7 +32,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["Locking", "JSON", "HTTPServer", "BadgeCore", "Schema", "Handlers"], swiftSettings: strict),
         .target(name: "Crypto", dependencies: ["COpenSSL", "BadgeCore"], swiftSettings: strict),
         .target(name: "HTTPServer", dependencies: ["JSON", "Locking"], swiftSettings: strict),
-        .target(name: "Schema", dependencies: ["JSON", "BadgeCore", "Ledger"], swiftSettings: strict),
+        .target(name: "Schema", dependencies: ["JSON", "BadgeCore", "Ledger", "Locking"], swiftSettings: strict),
         .target(name: "RequestAuth", dependencies: ["Crypto", "BadgeCore"], swiftSettings: strict),
         .target(name: "CConstantTime"),
         .target(name: "BBS", dependencies: ["Crypto", "CConstantTime"], swiftSettings: optimised),

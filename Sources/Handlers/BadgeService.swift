@@ -73,6 +73,8 @@ public final class BadgeService: Sendable {
     let subscriptionStores: [any SubscriptionStore]
     let configuration: Configuration
     let schema = BadgeRPCSchema.shared
+    /// Anonymous bodies decoded on the event loop, by their bytes (``RecentRequests``).
+    let recentAnonymousRequests = RecentRequests()
     let catalog: CatalogCache
     let products: StoreProductCache
 
@@ -112,20 +114,15 @@ public final class BadgeService: Sendable {
     }
 
     private func answer(body: [UInt8], caller: Caller, fromMemoryOnly: Bool) -> RPCOutcome? {
-        let json: JSONValue
-        do { json = try JSONParser().parse(body) } catch {
-            return outcome(.init(.badRequest(RequestRejection(.malformedJSON(error)).message)), command: nil)
-        }
-        // A version outside the range is answered as such even when the rest of the
-        // envelope is from a protocol this service does not know.
-        if let v = json["version"]?.numberValue?.exactInt, !Self.supportedVersions.contains(v) {
-            return outcome(.init(.unsupportedVersion(v)), command: nil)
-        }
         let request: RPCRequest
-        do { request = try schema.decodeRequest(json) } catch {
-            return outcome(.init(.badRequest(error.message)), command: json["request"]?["type"]?.stringValue.flatMap {
-                RPCCommand.names.contains($0) ? $0 : nil
-            })
+        if fromMemoryOnly, let known = recentAnonymousRequests.request(for: body) {
+            request = known
+        } else {
+            switch decode(body) {
+            case .refused(let refusal): return refusal
+            case .request(let decoded): request = decoded
+            }
+            if fromMemoryOnly { recentAnonymousRequests.remember(request, for: body) }
         }
         let name = request.command.name
         let key: Ed25519PublicKey?
@@ -160,6 +157,29 @@ public final class BadgeService: Sendable {
         } catch {
             configuration.reportInternalError("\(name): \(error)")
             return outcome(.init(.internal(detail: "\(error)")), command: name)
+        }
+    }
+
+    private enum Decoded {
+        case request(RPCRequest)
+        case refused(RPCOutcome)
+    }
+
+    /// The request a body holds, or the answer refusing it.
+    private func decode(_ body: [UInt8]) -> Decoded {
+        let json: JSONValue
+        do { json = try JSONParser().parse(body) } catch {
+            return .refused(outcome(.init(.badRequest(RequestRejection(.malformedJSON(error)).message)), command: nil))
+        }
+        // A version outside the range is answered as such even when the rest of the
+        // envelope is from a protocol this service does not know.
+        if let v = json["version"]?.numberValue?.exactInt, !Self.supportedVersions.contains(v) {
+            return .refused(outcome(.init(.unsupportedVersion(v)), command: nil))
+        }
+        do { return .request(try schema.decodeRequest(json)) } catch {
+            return .refused(outcome(.init(.badRequest(error.message)), command: json["request"]?["type"]?.stringValue.flatMap {
+                RPCCommand.names.contains($0) ? $0 : nil
+            }))
         }
     }
 

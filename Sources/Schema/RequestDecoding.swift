@@ -1,4 +1,5 @@
 import JSON
+import Locking
 /// Why a request body was refused before any handler ran. Every case is answered
 /// `bad_request`; ``message`` is safe to send back (it names the position, never echoes values).
 public struct RequestRejection: Error, Hashable, Sendable, CustomStringConvertible {
@@ -51,4 +52,44 @@ extension BadgeRPCSchema {
         if let first = validateRequest(json, maxErrors: 1).first { throw RequestRejection(.schema(first)) }
         do { return try RPCRequest(json: json) } catch { throw RequestRejection(.value(error)) }
     }
+}
+
+/// Requests decoded from recent bodies, by their exact bytes: the bodies every client sends
+/// alike (the unsigned catalog request) are parsed and validated once rather than per request,
+/// which was a third of answering that request (issue 17's profile).
+///
+/// It cannot change an answer: decoding is a function of the bytes alone (the schema is fixed),
+/// and only bodies that decoded are kept. It is bounded: bodies up to `maxBodyBytes`, at most
+/// `capacity` of them (when full it starts over, so a stream of distinct bodies costs each one
+/// its decoding, as without it).
+public final class RecentRequests: Sendable {
+    private let requests = LockedValueBox<[[UInt8]: RPCRequest]>([:])
+    /// Most bodies kept.
+    public let capacity: Int
+    /// Longest body kept.
+    public let maxBodyBytes: Int
+
+    /// Keeps up to `capacity` bodies of at most `maxBodyBytes` bytes.
+    public init(capacity: Int = 32, maxBodyBytes: Int = 256) {
+        self.capacity = capacity
+        self.maxBodyBytes = maxBodyBytes
+    }
+
+    /// The request `body` decoded to, if it is kept.
+    public func request(for body: [UInt8]) -> RPCRequest? {
+        guard body.count <= maxBodyBytes else { return nil }
+        return requests.withLock { $0[body] }
+    }
+
+    /// Keeps what `body` decoded to (nothing for a body over `maxBodyBytes`).
+    public func remember(_ request: RPCRequest, for body: [UInt8]) {
+        guard body.count <= maxBodyBytes, capacity > 0 else { return }
+        requests.withLock { kept in
+            if kept.count >= capacity, kept[body] == nil { kept.removeAll(keepingCapacity: true) }
+            kept[body] = request
+        }
+    }
+
+    /// How many bodies are kept now.
+    public var count: Int { requests.withLock { $0.count } }
 }
