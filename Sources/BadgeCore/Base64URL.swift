@@ -25,20 +25,23 @@ public enum Base64URL {
         let input = Array(bytes)
         var out = [UInt8]()
         out.reserveCapacity((input.count + 2) / 3 * 4)
+        // Byte by byte: an array literal per group allocated, about 100 instructions a byte
+        // (purchase keys are encoded several times per signed request; issue 17's profile).
+        func put(_ n: UInt32, _ shift: UInt32) { out.append(alphabet[Int(n >> shift & 63)]) }
         var i = 0
         while i + 3 <= input.count {
             let n = UInt32(input[i]) << 16 | UInt32(input[i + 1]) << 8 | UInt32(input[i + 2])
-            out += [alphabet[Int(n >> 18)], alphabet[Int(n >> 12 & 63)], alphabet[Int(n >> 6 & 63)], alphabet[Int(n & 63)]]
+            put(n, 18); put(n, 12); put(n, 6); put(n, 0)
             i += 3
         }
         let rest = input.count - i
         if rest == 1 {
             let n = UInt32(input[i]) << 16
-            out += [alphabet[Int(n >> 18)], alphabet[Int(n >> 12 & 63)]]
-            if padded { out += [0x3D, 0x3D] }
+            put(n, 18); put(n, 12)
+            if padded { out.append(0x3D); out.append(0x3D) }
         } else if rest == 2 {
             let n = UInt32(input[i]) << 16 | UInt32(input[i + 1]) << 8
-            out += [alphabet[Int(n >> 18)], alphabet[Int(n >> 12 & 63)], alphabet[Int(n >> 6 & 63)]]
+            put(n, 18); put(n, 12); put(n, 6)
             if padded { out.append(0x3D) }
         }
         return String(decoding: out, as: UTF8.self)

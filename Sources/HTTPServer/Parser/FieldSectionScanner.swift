@@ -126,6 +126,37 @@ struct FieldSectionScanner {
         return .next
     }
 
+    /// How many bytes of `input` from `start` (the first at offset `pos`) continue the current
+    /// field name or value without completing anything: what `scan` would take one call at a
+    /// time with `.next`, taken in one loop (the same checks; a call per byte was a sixth of a
+    /// small request's cost, issue 17's profile). Stops before a byte that ends the name or the
+    /// value, is refused, or would pass a limit, leaving it to `scan`; 0 in any other state.
+    mutating func skipRun(_ input: UnsafeRawBufferPointer, from start: Int, at pos: Int) -> Int {
+        let allowed = Swift.min(input.count - start, limits.maxLineLength - (pos - lineStart),
+                                limits.maxSectionSize - (pos - sectionStart))
+        guard allowed > 0 else { return 0 }
+        let table = HTTPGrammar.table
+        var n = 0
+        switch state {
+        case .name:
+            while n < allowed, table[Int(input[start + n])] & HTTPGrammar.tokenFlag != 0 { n += 1 }
+        case .value:
+            while n < allowed {
+                let b = input[start + n]
+                if table[Int(b)] & HTTPGrammar.fieldVCharFlag != 0 {
+                    valueEnd = pos + n + 1
+                    if b >= 0x80 { valueHasObsText = true }
+                } else if b != 0x20 && b != 0x09 {
+                    break
+                }
+                n += 1
+            }
+        default:
+            return 0
+        }
+        return n
+    }
+
     /// The line or the section would grow past its limit with the byte at `pos`.
     @inline(__always)
     private func overLimit(_ pos: Int) -> HTTPParserError? {

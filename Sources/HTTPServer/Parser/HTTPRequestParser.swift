@@ -263,6 +263,11 @@ package struct HTTPRequestParser {
                 fieldScanner = FieldSectionScanner(.header(limits), sectionStart: pos + 1)
                 state = .fields
             case .fields:
+                let run = fieldScanner.skipRun(input, from: i, at: pos)
+                if run > 0 {
+                    i += run
+                    continue
+                }
                 switch fieldScanner.scan(b, at: pos) {
                 case .next: break
                 case .field(let marks): fields.append(marks)
