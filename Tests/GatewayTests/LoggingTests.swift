@@ -36,7 +36,9 @@ import Testing
     }
 }
 
-@Suite(.timeLimit(.minutes(1))) struct LogSinkTests {
+// No suite time limit: it counts from when the test is scheduled, so a test pool held by other
+// suites failed these tests without their code running. Each test bounds its own waits instead.
+@Suite struct LogSinkTests {
     /// A pipe: (read end, write end).
     func pipeEnds() throws -> (Int32, Int32) {
         var fds: [Int32] = [0, 0]
@@ -50,9 +52,14 @@ import Testing
         let sink = LogSink(fd: writer, capacity: 64 * 1024, batchSize: 4096, interval: 0.01)
         let total = 20_000
         // Nobody reads: the pipe (64 KiB) and the buffer (64 KiB) fill; append must still return.
-        for i in 0..<total {
-            sink.append(#"{"n":\#(i),"pad":"\#(String(repeating: "x", count: 80))"}"# + "\n")
-        }
+        let appended = DispatchSemaphore(value: 0)
+        Thread {
+            for i in 0..<total {
+                sink.append(#"{"n":\#(i),"pad":"\#(String(repeating: "x", count: 80))"}"# + "\n")
+            }
+            appended.signal()
+        }.start()
+        try #require(appended.wait(timeout: .now() + 30) == .success, "append blocked on an unread pipe")
         #expect(sink.droppedLines > 0)
         #expect(!sink.flush(timeout: 0.2))
         // Now a reader drains the pipe: what was buffered comes out, in order, as whole lines.
