@@ -11,24 +11,29 @@ extension BadgeService {
     /// paused, and the credential the client holds stays valid until its expiry. A repeat while
     /// paused writes nothing and answers the same; `issueBadge` resumes.
     ///
-    /// A purchase a store subscription funds is refused (`bad_request`): the store owns its
-    /// schedule and keeps charging, and its renewal checks do not follow a pause here.
+    /// A purchase a store subscription funds is paused the same way and its answer carries the
+    /// subscription as last read; the store keeps charging, and the renewal pass that resumes it
+    /// follows the pause (rule 9). One its subscription moved away from is answered `ended` and
+    /// not paused: it holds nothing.
     func pauseBadge(key: Ed25519PublicKey, now: Timestamp) throws -> RPCResponse {
         let purchase = try knownPurchase(key)
-        if try store.read({ try $0.subscriptionFunding(purchaseId: purchase.id) }) != nil {
-            throw BadgeServiceError.badRequest("a purchase funded by a store subscription is paused in the store, not here")
+        let funding = try store.read { try $0.subscriptionFunding(purchaseId: purchase.id) }
+        if let funding, funding.movedAwayAt != nil {
+            let rows = try store.read { try $0.ledger(purchaseId: purchase.id) }
+            return .badgeCredential(credential: nil, statement: Statement(entries: rows), receipt: nil, subscription: .ended)
         }
         return try conditionalWrite(read: { r in
-            (rows: try r.ledger(purchaseId: purchase.id), pausedSince: try r.pausedSince(purchaseId: purchase.id))
+            (rows: try r.ledger(purchaseId: purchase.id), pausedSince: try r.pausedSince(purchaseId: purchase.id),
+             subscription: try funding.flatMap { try r.subscription(id: $0.subscriptionId)?.lastState })
         }, decide: { snapshot in
             let rows = snapshot.rows
             let paused = RPCResponse.badgeCredential(credential: nil, statement: Statement(entries: rows), receipt: nil,
-                                                     subscription: nil)
+                                                     subscription: snapshot.subscription)
             if snapshot.pausedSince != nil { return .answer(paused) }
             let tip = rows.last ?? .emptyEntry(at: purchase.createdAt, badgeType: purchase.badgeType)
             let plan = planPause(from: tip, at: now, newId: newEntryId)
             let response = RPCResponse.badgeCredential(credential: nil, statement: Statement(entries: rows + plan.rows),
-                                                       receipt: nil, subscription: nil)
+                                                       receipt: nil, subscription: snapshot.subscription)
             return .answer(response) { w in
                 guard try w.pausedSince(purchaseId: purchase.id) == nil else {
                     throw StorageError.conflict(constraint: "pause raced")

@@ -95,14 +95,15 @@ public func planFirstFunding(months: Int, credit: LedgerCredit, badgeType: Badge
 }
 
 /// A grant onto an existing ledger at `creditAt`, then the `issueBadge` pass at `now`: rows
-/// lapse?, upgrade?, credit, lapse?, badge? (see `LedgerEntry.grant`).
+/// lapse?, upgrade?, credit, lapse?, badge? (see `LedgerEntry.grant`). On a purchase paused
+/// since `pausedSince` the grant ends the pause (its first row carries `wasPausedSince`).
 public func planGrantThenIssue(from tip: LedgerEntry, months: Int, credit: LedgerCredit, badgeType: BadgeType,
-                               creditAt: Timestamp, purchaseKey: String, now: Timestamp,
+                               creditAt: Timestamp, purchaseKey: String, now: Timestamp, pausedSince: Timestamp? = nil,
                                newId: () -> String) throws(LedgerError) -> LedgerPlan {
     guard months >= 1 else { throw .nothingGranted }
     guard creditAt <= now else { throw .periodStartAfterNow(periodStart: creditAt, now: now) }
     let granted = try tip.grant(months: months, credit: credit, at: creditAt, badgeType: badgeType,
-                                purchaseKey: purchaseKey, newId: newId)
+                                purchaseKey: purchaseKey, pausedSince: pausedSince, newId: newId)
     let pass = planIssue(from: granted[granted.count - 1], at: now, newId: newId)
     return LedgerPlan(rows: granted + pass.rows, issued: pass.issued, tip: pass.tip)
 }
@@ -110,13 +111,19 @@ public func planGrantThenIssue(from tip: LedgerEntry, months: Int, credit: Ledge
 /// A store charge granted once coverage has ended (issueBadge, Subscriptions): credited
 /// `charge(chargeId)` at `tip.chargeCreditDate(periodStart:)`, another badge type starting its
 /// own run, then the month due issued at `now`.
+///
+/// On a purchase paused since `pausedSince` the grant is the resume: the pause held the charge as
+/// it holds months, so it is credited at the resume (`max(now, tip.createdAt)`), never before the
+/// pause, its months counting from there (docs/protocol.md, Pause, rule 9).
 public func planCharge(from tip: LedgerEntry, months: Int, chargeId: String, badgeType: BadgeType,
-                       periodStart: Timestamp, purchaseKey: String, now: Timestamp,
+                       periodStart: Timestamp, purchaseKey: String, now: Timestamp, pausedSince: Timestamp? = nil,
                        newId: () -> String) throws(LedgerError) -> LedgerPlan {
     guard periodStart <= now else { throw .periodStartAfterNow(periodStart: periodStart, now: now) }
+    let creditAt = pausedSince == nil ? tip.chargeCreditDate(periodStart: periodStart) : max(now, tip.createdAt)
     return try planGrantThenIssue(from: tip, months: months, credit: .charge(chargeId: chargeId),
-                                  badgeType: badgeType, creditAt: tip.chargeCreditDate(periodStart: periodStart),
-                                  purchaseKey: purchaseKey, now: now, newId: newId)
+                                  badgeType: badgeType, creditAt: creditAt,
+                                  purchaseKey: purchaseKey, now: now, pausedSince: pausedSince,
+                                  newId: newId)
 }
 
 /// Ends a purchase's months at `now`: a `lapse` of those that ran out, then `debit` of all

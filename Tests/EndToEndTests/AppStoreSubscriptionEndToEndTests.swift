@@ -324,6 +324,70 @@ import Testing
                 "\(leftRows)")
     }
 
+    /// An annual supporter plan paused in its first month and resumed in August
+    /// (docs/protocol.md, Pause, rule 9): the release binary under libfaketime, Apple still
+    /// reporting the plan renewing; the held months run from the resume.
+    @Test func anAnnualPlanPausedAndResumedOverSimulatedMonths() async throws {
+        let fake = try await onOwnThread { try FakeAppStore() }
+        let data = TemporaryDirectory("e2e-apple-pause")
+        _ = try await onOwnThread { try Self.service(fake, in: data).stop() }
+        let config = data.file("badge-service.ini")
+        let original = "2000000450000001"
+        let t0 = Timestamp(CivilDate(year: 2027, month: 1, day: 10), hour: 12)
+        let start = Timestamp(seconds: t0.seconds - 3600)
+        let annual: JSONObject = ["transactionId": "2000000450000011", "productId": "SUBSCR_BADGE_SUPPORTER_YEAR_01",
+                                  "purchaseDate": .number(JSONNumber(Self.ms(start))),
+                                  "expiresDate": .number(JSONNumber(Self.ms(addMonths(12, to: start))))]
+        var presented = annual
+        presented["originalTransactionId"] = .string(original)
+        presented["bundleId"] = .string(fake.bundleId)
+        presented["type"] = "Auto-Renewable Subscription"
+        presented["quantity"] = 1
+        presented["inAppOwnershipType"] = "PURCHASED"
+        presented["signedDate"] = .number(JSONNumber(Self.ms(t0)))
+        presented["environment"] = "Production"
+        let signed = presented
+        let jws = try await onOwnThread { try fake.sign(.object(signed)) }
+        let key = Ed25519PrivateKey()
+        func asked() throws -> Int { try fake.requests().filter { $0["originalTransactionId"]?.stringValue == original }.count }
+
+        // 10 January 2027: bought, 12 months credited, the first issued.
+        try fake.setClock(unixSeconds: t0.seconds)
+        try fake.script(original, transaction: annual)
+        let bought = try await Self.at(t0, data: data, config: config) { step in
+            try step.send(.purchaseBadge(masterKey: SecureRandom.bytes(32), payment: .apple(jws: jws), upgrade: nil), by: key)
+        }
+        #expect(bought.status == 200, "\(bought.text)")
+        let boughtRows = bought.response?.statement?.entries ?? []
+        #expect(boughtRows.map(\.changeMonths) == [12, -1])
+
+        // 20 January: paused. No credential, the statement as it stands, the subscription as last read.
+        let t1 = Timestamp(CivilDate(year: 2027, month: 1, day: 20), hour: 9)
+        let paused = try await Self.at(t1, data: data, config: config) { step in try step.send(.pauseBadge, by: key) }
+        #expect(paused.status == 200, "\(paused.text)")
+        #expect(paused.response?.credential == nil && paused.response?.reportedSubscription == .renewing)
+        #expect(paused.response?.statement?.entries == boughtRows)
+
+        // 10 August 12:00: issueBadge resumes. Apple is asked (a month is due from the resume) and
+        // still reports the plan renewing: the badge row ends the pause, the 11 held months from now.
+        let t2 = Timestamp(CivilDate(year: 2027, month: 8, day: 10), hour: 12)
+        try fake.setClock(unixSeconds: t2.seconds)
+        let last = try #require(boughtRows.last)
+        let resumed = try await Self.at(t2, data: data, config: config) { step in try step.issue(by: key, asserting: last) }
+        #expect(resumed.status == 200, "\(resumed.text)")
+        let rows = resumed.response?.statement?.entries ?? []
+        #expect(rows.map(\.entryType) == [.debit(.badge)], "\(rows)")
+        // The fake clock runs on from each start: times within its minute.
+        let pausedAt = try #require(rows.first?.wasPausedSince), anchor = try #require(rows.first?.balanceAnchorTs)
+        #expect((t1.seconds..<t1.seconds + 60).contains(pausedAt.seconds) && (t2.seconds..<t2.seconds + 60).contains(anchor.seconds))
+        #expect(rows.first?.balanceMonths == 10 && rows.first?.balanceStartTs == addMonths(1, to: anchor))
+        #expect(resumed.response?.credential?.expiry == Timestamp(CivilDate(year: 2027, month: 9, day: 14)))
+        #expect(resumed.response?.reportedSubscription == .renewing)
+        #expect(try asked() == 2)
+        // The client replica takes every row.
+        #expect(checkLedger(boughtRows + rows, purchaseBadgeType: .supporter) == nil)
+    }
+
     @Test func withoutTheAPIKeySubscriptionsAreNotConfigured() async throws {
         let fake = try await onOwnThread { try FakeAppStore() }
         let data = TemporaryDirectory("e2e-apple-nokey")

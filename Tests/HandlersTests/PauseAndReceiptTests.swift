@@ -34,19 +34,6 @@ import Testing
         #expect(h.send(.pauseBadge, by: Ed25519PrivateKey()).error == .unknownPurchaseKey)
     }
 
-    /// A purchase a store subscription funds is paused in the store, not here.
-    @Test func aSubscriptionPurchaseIsNotPausedHere() throws {
-        let (key, _) = try funded()
-        try h.store.write { w in
-            let purchase = try #require(try w.purchase(key: key.publicKey.purchaseKeyText))
-            let subscription = try w.insertSubscription(store: "google", reference: "token-digest")
-            try w.insertSubscriptionFunding(SubscriptionFunding(purchaseId: purchase.id, subscriptionId: subscription.id))
-        }
-        let out = h.send(.pauseBadge, by: key)
-        #expect(out.error == .badRequest && out.message?.contains("store") == true)
-        #expect(try pausedSince(key) == nil)
-    }
-
     /// Paused 20 March inside the issued month, resumed 1 August by issueBadge: April to July were
     /// neither issued nor lapsed, the resume issues the first of the two months held, from 1 August.
     @Test func aPauseFreezesTheMonthsUntilIssueBadgeResumesIt() throws {

@@ -16,6 +16,10 @@ extension BadgeService {
     ///   otherwise nothing is written and no credential answered; a store that does not answer is
     ///   provider_unavailable with the hour.
     /// A purchase its subscription moved away from answers `ended`, with no credential.
+    ///
+    /// On a paused purchase the pass is the resume (docs/protocol.md, Pause, rule 9): it runs on
+    /// the tip the pause leaves, its first row carries `wasPausedSince`, and the pause ends even
+    /// when nothing is written.
     func issueSubscriptionBadge(purchase: PurchaseRecord, funding: SubscriptionFunding, balance: Balance,
                                 now: Timestamp) throws -> RPCResponse {
         if funding.movedAwayAt != nil {
@@ -95,7 +99,7 @@ extension BadgeService {
     private func issueFromBalance(_ s: RenewalSnapshot, purchase: PurchaseRecord, balance: Balance,
                                   subscription: SubscriptionState, now: Timestamp,
                                   note reading: SubscriptionReading? = nil) throws -> StagedAnswer<RPCResponse> {
-        let plan = planIssue(from: s.tip, at: now, newId: newEntryId)
+        let plan = planIssue(from: s.tip, at: now, pausedSince: s.pausedSince, newId: newEntryId)
         var credential: BadgeCredential?
         if let period = plan.issued {
             credential = try sign(masterKey: purchase.masterKey, period: period)
@@ -105,8 +109,9 @@ extension BadgeService {
         let response = RPCResponse.badgeCredential(credential: credential,
                                                    statement: statement(of: s.rows + plan.rows, asserting: balance.lastEntry).statement,
                                                    receipt: nil, subscription: subscription)
-        guard !plan.rows.isEmpty || reading != nil else { return .answer(response) }
+        guard !plan.rows.isEmpty || reading != nil || s.pausedSince != nil else { return .answer(response) }
         return .answer(response) { w in
+            try w.endPause(purchaseId: purchase.id, expected: s.pausedSince)
             try w.appendLedger(purchaseId: purchase.id, expectedCount: s.rows.count, entries: plan.rows)
             if let period = plan.issued, let credential {
                 try w.insertIssuance(IssuanceRecord(period: period, purchaseId: purchase.id, credential: credential))
@@ -120,13 +125,14 @@ extension BadgeService {
     private func endCoverage(_ s: RenewalSnapshot, purchase: PurchaseRecord, balance: Balance, reading: SubscriptionReading,
                              fresh: Bool, now: Timestamp) throws -> StagedAnswer<RPCResponse> {
         let rows: [LedgerEntry]
-        do { rows = try planEnding(from: s.tip, debit: .refund, at: now, newId: newEntryId) } catch {
+        do { rows = try planEnding(from: s.tip, debit: .refund, at: now, pausedSince: s.pausedSince, newId: newEntryId) } catch {
             throw BadgeServiceError.internal(detail: "planning a subscription refund: \(error)")
         }
         let response = RPCResponse.badgeCredential(credential: nil,
                                                    statement: statement(of: s.rows + rows, asserting: balance.lastEntry).statement,
                                                    receipt: nil, subscription: .ended)
         return .answer(response) { w in
+            try w.endPause(purchaseId: purchase.id, expected: s.pausedSince)
             try w.appendLedger(purchaseId: purchase.id, expectedCount: s.rows.count, entries: rows)
             if fresh { try self.noteRead(reading, of: s.record.id, at: now, in: w) }
         }
@@ -140,7 +146,7 @@ extension BadgeService {
         do {
             plan = try planCharge(from: s.tip, months: charge.months, chargeId: charge.chargeId, badgeType: charge.badgeType,
                                   periodStart: charge.periodStart, purchaseKey: purchase.purchaseKey, now: now,
-                                  newId: newEntryId)
+                                  pausedSince: s.pausedSince, newId: newEntryId)
         } catch LedgerError.periodStartAfterNow {
             // Its period has not started: nothing is granted before it does.
             return try noGrant(s, balance: balance, subscription: reading.state, note: fresh ? reading : nil, now: now)
@@ -153,6 +159,7 @@ extension BadgeService {
                                                    statement: statement(of: s.rows + plan.rows, asserting: balance.lastEntry).statement,
                                                    receipt: nil, subscription: reading.state)
         return .answer(response) { w in
+            try w.endPause(purchaseId: purchase.id, expected: s.pausedSince)
             try w.appendLedger(purchaseId: purchase.id, expectedCount: s.rows.count, entries: plan.rows)
             if let period = plan.issued, let credential {
                 try w.insertIssuance(IssuanceRecord(period: period, purchaseId: purchase.id, credential: credential))
@@ -166,14 +173,17 @@ extension BadgeService {
     }
 
     /// Nothing granted: no ledger row, no new credential, the state the store reported (recorded
-    /// with its charge when it was just read).
+    /// with its charge when it was just read). A pause ends, with nothing to record.
     private func noGrant(_ s: RenewalSnapshot, balance: Balance, subscription: SubscriptionState,
                          note reading: SubscriptionReading?, now: Timestamp) throws -> StagedAnswer<RPCResponse> {
         let response = RPCResponse.badgeCredential(credential: nil,
                                                    statement: statement(of: s.rows, asserting: balance.lastEntry).statement,
                                                    receipt: nil, subscription: subscription)
-        guard let reading else { return .answer(response) }
-        return .answer(response) { w in try self.noteRead(reading, of: s.record.id, at: now, in: w) }
+        guard reading != nil || s.pausedSince != nil else { return .answer(response) }
+        return .answer(response) { w in
+            try w.endPause(purchaseId: s.purchaseId, expected: s.pausedSince)
+            if let reading { try self.noteRead(reading, of: s.record.id, at: now, in: w) }
+        }
     }
 
     /// Whether the store answered this request (a reading to record), rather than the last read answering.
@@ -200,23 +210,31 @@ extension BadgeService {
             throw BadgeServiceError.internal(detail: "purchase \(purchase.id) is funded by a subscription with no record")
         }
         let rows = try r.ledger(purchaseId: purchase.id)
-        return RenewalSnapshot(rows: rows, tip: rows.last ?? .emptyEntry(at: purchase.createdAt, badgeType: purchase.badgeType),
+        return RenewalSnapshot(purchaseId: purchase.id, rows: rows,
+                               tip: rows.last ?? .emptyEntry(at: purchase.createdAt, badgeType: purchase.badgeType),
+                               pausedSince: try r.pausedSince(purchaseId: purchase.id),
                                latest: try r.latestIssuance(purchaseId: purchase.id), record: record,
                                charges: try r.subscriptionCharges(subscriptionId: record.id))
     }
 }
 
-/// One read of a subscription purchase: its ledger, latest issuance, subscription and charges.
+/// One read of a subscription purchase: its ledger, pause, latest issuance, subscription and charges.
 struct RenewalSnapshot {
+    let purchaseId: Int64
     let rows: [LedgerEntry]
     let tip: LedgerEntry
+    /// When the purchase was paused, if it is: a pass at `now` resumes it.
+    let pausedSince: Timestamp?
     let latest: IssuanceRecord?
     let record: SubscriptionRecord
     let charges: [SubscriptionChargeRecord]
 
-    /// The tip once the months that ran out by `now` are lapsed (not written: only what a pass plans).
+    /// The tip once a pass at `now` resumed it and lapsed the months that ran out (not written:
+    /// only what a pass plans). While paused nothing ran out: the held months restart at `now`.
     func afterLapse(at now: Timestamp) -> LedgerEntry {
-        tip.lapse(at: max(now, tip.createdAt), newId: { "" }) ?? tip
+        let t = max(now, tip.createdAt)
+        let base = pausedSince.map { tip.resumed(pausedSince: $0, at: t) } ?? tip
+        return base.lapse(at: t, newId: { "" }) ?? base
     }
 
     /// Whether a month is due: the next unissued month has begun, funded by the balance or, once

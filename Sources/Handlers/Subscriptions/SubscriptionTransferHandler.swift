@@ -86,7 +86,8 @@ extension BadgeService {
             let oldTip = s.holderRows.last ?? .emptyEntry(at: old.createdAt, badgeType: old.badgeType)
             let ending: [LedgerEntry]
             do {
-                ending = try planEnding(from: oldTip, debit: .transferOut(toPurchaseKey: purchaseKey), at: now, newId: newEntryId)
+                ending = try planEnding(from: oldTip, debit: .transferOut(toPurchaseKey: purchaseKey), at: now,
+                                        pausedSince: s.holderPausedSince, newId: newEntryId)
             } catch {
                 throw BadgeServiceError.internal(detail: "planning a transfer out: \(error)")
             }
@@ -100,6 +101,8 @@ extension BadgeService {
                       var current = try w.subscription(store: storeName, reference: reference), current.purchaseId == oldId
                 else { throw StorageError.conflict(constraint: "subscription transfer raced") }
                 try w.appendLedger(purchaseId: oldId, expectedCount: s.holderRows.count, entries: ending)
+                // The old purchase is emptied and moved away: its pause, if any, ends with the transferOut.
+                try w.endPause(purchaseId: oldId, expected: s.holderPausedSince)
                 guard try w.markSubscriptionMovedAway(purchaseId: oldId, at: now) else {
                     throw StorageError.conflict(constraint: "subscription already moved away")
                 }
@@ -126,6 +129,7 @@ extension BadgeService {
         let holder = try claim.record?.purchaseId.flatMap { try r.purchase(id: $0) }
         let movedFromExpiry = try claim.record?.movedFromPurchaseId.flatMap { try r.latestIssuance(purchaseId: $0)?.expiry }
         return TransferSnapshot(claim: claim, holder: holder, holderRows: try holder.map { try r.ledger(purchaseId: $0.id) } ?? [],
+                                holderPausedSince: try holder.flatMap { try r.pausedSince(purchaseId: $0.id) },
                                 movedFromExpiry: movedFromExpiry)
     }
 }
@@ -136,6 +140,8 @@ struct TransferSnapshot {
     /// The purchase the subscription funds now, and its ledger.
     let holder: PurchaseRecord?
     let holderRows: [LedgerEntry]
+    /// When the holder was paused, if it is.
+    let holderPausedSince: Timestamp?
     /// When the credential issued to the key it last moved from expires.
     let movedFromExpiry: Timestamp?
 

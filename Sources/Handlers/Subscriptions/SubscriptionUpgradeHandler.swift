@@ -75,7 +75,7 @@ extension BadgeService {
             do {
                 plan = try planCharge(from: s.tip, months: charge.months, chargeId: charge.chargeId, badgeType: charge.badgeType,
                                       periodStart: charge.periodStart, purchaseKey: purchase.purchaseKey, now: now,
-                                      newId: newEntryId)
+                                      pausedSince: s.pausedSince, newId: newEntryId)
             } catch LedgerError.periodStartAfterNow {
                 return StagedAnswer(answer: RPCResponse(BadgeServiceError.paymentPending(retryAfter: nextCheck)), write: nil)
             } catch {
@@ -90,6 +90,8 @@ extension BadgeService {
                                               receipt: nil, subscription: reading.state)
                 : RPCResponse(BadgeServiceError.paymentPending(retryAfter: nextCheck))
             return .answer(response) { w in
+                // The grant is issuance: on a paused purchase it is the resume (docs/protocol.md, Pause).
+                try w.endPause(purchaseId: purchase.id, expected: s.pausedSince)
                 try w.appendLedger(purchaseId: purchase.id, expectedCount: s.rows.count, entries: plan.rows)
                 if let period = plan.issued, let credential {
                     try w.insertIssuance(IssuanceRecord(period: period, purchaseId: purchase.id, credential: credential))
