@@ -14,9 +14,10 @@ extension BadgeService {
     /// `getBadgeInvoice`: prices the purchase (priceId pinned, offerId or one month), has the
     /// provider create its side, and records the invoice under the signing key. A repeat while
     /// the key's invoice is open answers that invoice again, without asking the provider.
+    /// With `upgrade`, the price is net of the conversion credit for the old purchase's unissued
+    /// months (`judgeUpgrade`), which the invoice's settlement debits as `upgrade`.
     func getBadgeInvoice(key: Ed25519PublicKey, priceId: String, offerId: String?, badgeInfo: BadgeInfo,
                          paymentVia: PaymentVia, upgrade: UpgradeProof?, now: Timestamp) throws -> RPCResponse {
-        if upgrade != nil { throw BadgeServiceError.notBuilt("getBadgeInvoice with upgrade") }
         let purchaseKey = key.purchaseKeyText
         let method: PaymentMethod = switch paymentVia {
         case .card: .card
@@ -34,7 +35,7 @@ extension BadgeService {
         if snapshot.invoices.contains(where: { $0.status == .paid }) {
             throw BadgeServiceError.badRequest("this key's invoice is paid: send purchaseBadge funded by it")
         }
-        let priced: PricedPurchase
+        var priced: PricedPurchase
         do {
             priced = try priceInvoice(priceId: priceId, offerId: offerId, badgeType: badgeInfo.badgeType,
                                       prices: snapshot.prices, offers: snapshot.offers)
@@ -45,6 +46,16 @@ extension BadgeService {
 
         let invoiceId = newInvoiceId()
         let expiresAt = now.adding(seconds: Self.invoiceLifetimeSeconds)
+        var conversion: UpgradeConversion?
+        if let upgrade {
+            // A crypto invoice may still be paid a day after it closes; the old key may be issued until then.
+            let settleBy = method == .card ? expiresAt : expiresAt.adding(seconds: Self.cryptoLateSeconds)
+            let judged = try judgeUpgrade(upgrade, toPurchaseKey: purchaseKey, priced: priced, prices: snapshot.prices,
+                                          settleBy: settleBy, now: now)
+            priced.credit = judged.credit
+            priced.amount = priced.price - priced.discount - judged.credit
+            conversion = judged
+        }
         let monthsText = priced.months == 1 ? "1 month" : "\(priced.months) months"
         let request = PaymentRequest(invoiceId: invoiceId, amount: priced.amount, currency: priced.currency, method: method,
                                      description: "SimpleX \(priced.badgeType) badge, \(monthsText)",
@@ -76,6 +87,16 @@ extension BadgeService {
                                                    paymentRef: nil)
                     }
                     try w.insertInvoice(record)
+                    if let conversion {
+                        // One upgrade of a purchase may be open at a time (judgeUpgrade), rechecked here.
+                        for other in try w.invoiceUpgrades(fromPurchaseId: conversion.fromPurchaseId) {
+                            if let invoice = try w.invoice(id: other.invoiceId), Self.mayStillSettle(invoice, at: now) {
+                                throw BadgeServiceError.badRequest("another upgrade of this purchase is open")
+                            }
+                        }
+                        try w.insertInvoiceUpgrade(InvoiceUpgrade(invoiceId: invoiceId, fromPurchaseId: conversion.fromPurchaseId,
+                                                                  months: conversion.months))
+                    }
                     return record
                 }
                 return try invoiceResponse(kept)

@@ -23,7 +23,10 @@ extension BadgeService {
             return (purchase: try r.purchase(key: purchaseKey), transfer: try r.receiptTransfer(hash: hash), source: source,
                     sourceRows: try holder.map { try r.ledger(purchaseId: $0) } ?? [],
                     sourcePausedSince: try holder.flatMap { try r.pausedSince(purchaseId: $0) },
-                    sourceSubscription: try holder.flatMap { try r.subscriptionFunding(purchaseId: $0) })
+                    sourceSubscription: try holder.flatMap { try r.subscriptionFunding(purchaseId: $0) },
+                    sourceUpgrades: try holder.map { id in
+                        try r.invoiceUpgrades(fromPurchaseId: id).compactMap { try r.invoice(id: $0.invoiceId) }
+                    } ?? [])
         }, decide: { s in
             if let transfer = s.transfer {
                 guard let purchase = s.purchase, purchase.id == transfer.to else { throw BadgeServiceError.receiptUsed }
@@ -41,6 +44,10 @@ extension BadgeService {
             // A store subscription keeps charging the purchase it funds: Restore (transferBadge) moves it.
             if s.sourceSubscription != nil {
                 throw BadgeServiceError.badRequest("a purchase funded by a store subscription moves with transferBadge")
+            }
+            // The months an open upgrade invoice credited stay until it settles or expires.
+            if s.sourceUpgrades.contains(where: { Self.mayStillSettle($0, at: now) }) {
+                throw BadgeServiceError.badRequest("an upgrade of this purchase is open")
             }
             // receipt_invalid covers refunded receipts: the refund already took the months.
             if s.sourceRows.contains(where: { $0.entryType == .debit(.refund) }) { throw BadgeServiceError.receiptInvalid }

@@ -29,7 +29,8 @@ public enum SettlementOutcome: Hashable, Sendable {
 extension BadgeService {
     /// Applies a verified Stripe event once (deduplicated by event id in the same transaction):
     /// a paid session settles its invoice only when the session, `client_reference_id`, amount
-    /// and currency all match it; an expired one closes it; a full refund of a settled payment
+    /// and currency all match it (an upgrade invoice debiting the purchase it converts in the
+    /// same transaction); an expired one closes it; a full refund of a settled payment
     /// closes an uncredited invoice or debits the unissued months of the purchase it funded.
     public func settle(_ event: StripeEvent) -> SettlementOutcome {
         let now = clock()
@@ -48,7 +49,7 @@ extension BadgeService {
                 guard try w.setInvoiceStatus(invoiceId: invoice.invoiceId, from: [.open, .closed], to: .paid, paidAt: now,
                                              paymentRef: intent)
                 else { return .ignored("invoice already \(invoice.status.rawValue)") }
-                return .applied("invoice settled")
+                return .applied(try applyUpgrade(invoice, in: w, at: now).map { "invoice settled, \($0)" } ?? "invoice settled")
             case let .expired(sessionId, _):
                 guard let invoice = try w.invoice(provider: "stripe", providerRef: sessionId) else {
                     return .ignored("expired session of no invoice")
@@ -102,7 +103,7 @@ extension BadgeService {
                 guard try w.setInvoiceStatus(invoiceId: invoice.invoiceId, from: [.open, .closed], to: .paid, paidAt: now,
                                              paymentRef: btcpayId)
                 else { return .ignored("invoice already \(invoice.status.rawValue)") }
-                return .applied("invoice settled")
+                return .applied(try applyUpgrade(invoice, in: w, at: now).map { "invoice settled, \($0)" } ?? "invoice settled")
             case .pending:
                 return .ignored("invoice not settled yet")
             case .failed:

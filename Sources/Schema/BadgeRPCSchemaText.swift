@@ -33,7 +33,7 @@ extension BadgeRPCSchema {
           "optionalProperties": {}
         },
         "getBadgeInvoice": {
-          "metadata": {"description": "Price a purchase paid by card or crypto (not built)."},
+          "metadata": {"description": "Price a purchase paid by card or crypto; with upgrade, net of the credit for the converted purchase."},
           "properties": {
             "priceId": {"type": "string", "metadata": {"description": "The price the client displayed."}},
             "badgeInfo": {"ref": "badgeInfo"},

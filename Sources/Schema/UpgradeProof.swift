@@ -1,7 +1,6 @@
 import JSON
 /// Proof of the purchase an upgrade converts (schema `upgrade`): the old key, its receipt,
-/// a signature by the old key binding it to the new one, and the old balance. Not built yet:
-/// getBadgeInvoice is unimplemented and purchaseBadge with an upgrade is refused.
+/// a signature by the old key binding it to the new one, and the old balance.
 public struct UpgradeProof: Hashable, JSONModel {
     public var fromPurchaseKey: String
     public var receipt: String
@@ -14,6 +13,13 @@ public struct UpgradeProof: Hashable, JSONModel {
         self.receipt = receipt
         self.receiptSignature = receiptSignature
         self.balance = balance
+    }
+
+    /// What `receiptSignature` signs with the old purchase's key (docs/protocol.md, Upgrades): the
+    /// UTF-8 lines `badge-service upgrade`, the old key, the new key (both canonical purchase key
+    /// text) and the receipt, joined by line feeds — so a signature binds this receipt to one new key.
+    public static func signedMessage(fromPurchaseKey: String, toPurchaseKey: String, receipt: String) -> [UInt8] {
+        Array("badge-service upgrade\n\(fromPurchaseKey)\n\(toPurchaseKey)\n\(receipt)".utf8)
     }
 
     public init(json: JSONValue, at path: [String]) throws(JSONDecodingError) {

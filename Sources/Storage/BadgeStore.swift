@@ -58,6 +58,10 @@ public protocol StoreReader {
     func receiptHolder(hash: [UInt8]) throws -> Int64?
     /// The purchases a retired recovery receipt moved months from and to, if it was retired.
     func receiptTransfer(hash: [UInt8]) throws -> (from: Int64, to: Int64)?
+    /// The purchase an upgrade invoice converts, and the months it credited, if it is one.
+    func invoiceUpgrade(invoiceId: String) throws -> InvoiceUpgrade?
+    /// The upgrade invoices converting the purchase, oldest first.
+    func invoiceUpgrades(fromPurchaseId: Int64) throws -> [InvoiceUpgrade]
 }
 
 /// Changes, inside a write transaction.
@@ -112,6 +116,8 @@ public protocol StoreWriter: StoreReader {
     func removeStoreProduct(store: String, productId: String, basePlanId: String?) throws -> Bool
     /// Pauses the purchase from `since` (nil: not paused), replacing any pause it had.
     func setPause(purchaseId: Int64, since: Timestamp?) throws
+    /// Records that an invoice (already inserted) is an upgrade converting a purchase's months.
+    func insertInvoiceUpgrade(_ upgrade: InvoiceUpgrade) throws
     /// Retires a recovery receipt held by `from` once it funded `to`: the receipt is no longer
     /// held, and the transfer is recorded; ``StorageError/conflict(constraint:)`` when `from`
     /// no longer holds it.

@@ -214,6 +214,16 @@ enum Migrations {
             transferred_at    INTEGER NOT NULL
         );
         """),
+        // Issue 12: upgrade invoices (getBadgeInvoice.upgrade), each converting the unissued months
+        // of one purchase; settlement debits them from it as `upgrade`.
+        (8, """
+        CREATE TABLE badge_invoice_upgrades (
+            invoice_id        TEXT PRIMARY KEY REFERENCES badge_invoices (invoice_id),
+            from_purchase_id  INTEGER NOT NULL REFERENCES badge_purchases (purchase_id),
+            months            INTEGER NOT NULL CHECK (months >= 1)
+        );
+        CREATE INDEX badge_invoice_upgrades_by_purchase ON badge_invoice_upgrades (from_purchase_id);
+        """),
     ]
 
     static var latestVersion: Int { steps.last!.version }

@@ -82,6 +82,20 @@ public enum InvoiceStatus: String, Sendable, CaseIterable {
 }
 
 /// An invoice `getBadgeInvoice` priced for a purchase key, and its provider's side of it.
+/// An upgrade invoice's conversion (getBadgeInvoice.upgrade): the purchase whose unissued months
+/// it credited, and how many; its settlement debits them as `upgrade`.
+public struct InvoiceUpgrade: Hashable, Sendable {
+    public var invoiceId: String
+    public var fromPurchaseId: Int64
+    public var months: Int
+
+    public init(invoiceId: String, fromPurchaseId: Int64, months: Int) {
+        self.invoiceId = invoiceId
+        self.fromPurchaseId = fromPurchaseId
+        self.months = months
+    }
+}
+
 public struct InvoiceRecord: Hashable, Sendable {
     /// The protocol's `invoiceId` (base64url of 16 random bytes), also the provider's reference to us.
     public var invoiceId: String

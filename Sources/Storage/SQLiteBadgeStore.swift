@@ -376,6 +376,30 @@ struct SQLiteStoreTransaction: StoreWriter {
             """, [.blob(hash), .integer(from), .integer(to), .integer(at.seconds)])
     }
 
+    // MARK: upgrade invoices
+
+    func invoiceUpgrade(invoiceId: String) throws -> InvoiceUpgrade? {
+        try conn.query("SELECT invoice_id, from_purchase_id, months FROM badge_invoice_upgrades WHERE invoice_id = ?",
+                       [.text(invoiceId)]).first.map(Self.invoiceUpgrade)
+    }
+
+    func invoiceUpgrades(fromPurchaseId: Int64) throws -> [InvoiceUpgrade] {
+        try conn.query("""
+            SELECT u.invoice_id, u.from_purchase_id, u.months FROM badge_invoice_upgrades u
+            JOIN badge_invoices i ON i.invoice_id = u.invoice_id
+            WHERE u.from_purchase_id = ? ORDER BY i.created_at, u.invoice_id
+            """, [.integer(fromPurchaseId)]).map(Self.invoiceUpgrade)
+    }
+
+    func insertInvoiceUpgrade(_ upgrade: InvoiceUpgrade) throws {
+        try conn.query("INSERT INTO badge_invoice_upgrades (invoice_id, from_purchase_id, months) VALUES (?, ?, ?)",
+                       [.text(upgrade.invoiceId), .integer(upgrade.fromPurchaseId), .integer(Int64(upgrade.months))])
+    }
+
+    private static func invoiceUpgrade(_ row: SQLRow) throws -> InvoiceUpgrade {
+        InvoiceUpgrade(invoiceId: try row.text(0), fromPurchaseId: try row.int(1), months: Int(try row.int(2)))
+    }
+
     // MARK: pauses
 
     func pausedSince(purchaseId: Int64) throws -> Timestamp? {

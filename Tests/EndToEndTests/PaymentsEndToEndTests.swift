@@ -183,6 +183,69 @@ import Testing
         #expect(service.stop() == 0)
     }
 
+    /// Pays a card invoice through the fake Stripe's signed webhook; the delivery's answer.
+    func settleCard(_ service: ServiceProcess, _ invoice: Invoice, eventId: String = "evt_" + UUID().uuidString) throws -> HTTPReply {
+        guard case .card(_, let url) = invoice.paymentTo else { throw ServiceProcess.Failure("not a card invoice") }
+        let body = stripeEvent(id: eventId, type: "checkout.session.completed", object: [
+            "id": .string(String(url.split(separator: "/").last!)), "object": "checkout.session",
+            "client_reference_id": .string(invoice.invoiceId), "amount_total": .number(JSONNumber(Int(invoice.amount))),
+            "currency": "usd", "payment_status": "paid", "payment_intent": .string("pi_" + UUID().uuidString)])
+        return try postWebhook(service, "stripe", body: body, header: try fake.stripeSignature(payload: body, secret: stripeSecret))
+    }
+
+    /// The non-store upgrade (docs/protocol.md, Upgrades) over HTTP: 12 supporter months paid by
+    /// card, converted into a legend month by an invoice priced net of the credit, its settlement
+    /// debiting the old purchase `upgrade` once; every statement passes the client replica check.
+    @Test func aSupporterPurchaseIsUpgradedToLegendByInvoice() throws {
+        let service = try start()
+        let card: JSONValue = ["type": "card", "provider": "stripe"]
+        let old = Ed25519PrivateKey(), new = Ed25519PrivateKey()
+        let made = try HTTP.rpc(service, HTTP.envelope(invoiceCommand(card, offer: "71bd8ad1-15c4-4735-b3d4-b12a670dfb7e"), key: old), key: old)
+        guard case .badgeInvoice(let paid, _, 12)? = made.response else { Issue.record("\(made.text)"); return }
+        #expect(try settleCard(service, paid).text == #"{"status":"applied"}"#)
+        let bought = try HTTP.rpc(service, HTTP.envelope(purchaseCommand(paid.invoiceId, master: SecureRandom.bytes(32)), key: old), key: old)
+        guard case .badgeCredential(_?, let oldStatement, let receipt?, nil)? = bought.response else { Issue.record("\(bought.text)"); return }
+        #expect(checkLedger(oldStatement.entries, purchaseBadgeType: .supporter) == nil)
+        let oldLast = try #require(oldStatement.entries.last)
+
+        // The new key asks for a legend month, proving the old purchase by its receipt and signature.
+        let message = UpgradeProof.signedMessage(fromPurchaseKey: old.publicKey.purchaseKeyText,
+                                                 toPurchaseKey: new.publicKey.purchaseKeyText, receipt: receipt)
+        let proof = UpgradeProof(fromPurchaseKey: old.publicKey.purchaseKeyText, receipt: receipt,
+                                 receiptSignature: old.signature(for: message), balance: Balance(lastEntry: oldLast))
+        let upgrade: JSONValue = ["type": "getBadgeInvoice", "priceId": "6a778279-753e-45db-8acc-0e382c1d054a",
+                                  "badgeInfo": ["badgeType": "legend", "badgeExpiry": "2027-01-05T00:00:00Z", "badgeExtra": ""],
+                                  "paymentVia": card, "upgrade": proof.json]
+        let priced = try HTTP.rpc(service, HTTP.envelope(upgrade, key: new), key: new)
+        #expect(priced.status == 200, "\(priced.text)")
+        guard case .badgeInvoice(let invoice, .legend, 1)? = priced.response else { Issue.record("\(priced.text)"); return }
+        #expect(invoice.price == 7000 && invoice.credit == 3850 && invoice.amount == 3150)
+        #expect(try fake.requests("stripe").last?["form"]?["line_items[0][price_data][unit_amount]"]?.stringValue == "3150")
+        // A forged signature (signed for another key) is receipt_invalid.
+        let stranger = Ed25519PrivateKey()
+        let forged = try HTTP.rpc(service, HTTP.envelope(upgrade, key: stranger), key: stranger)
+        #expect(forged.status == 422 && forged.response?.errorCode == .receiptInvalid, "\(forged.text)")
+
+        // Settled: applied once, a redelivery is a duplicate; the old ledger shows the upgrade debit.
+        let eventId = "evt_" + UUID().uuidString
+        #expect(try settleCard(service, invoice, eventId: eventId).text == #"{"status":"applied"}"#)
+        #expect(try settleCard(service, invoice, eventId: eventId).text == #"{"status":"duplicate"}"#)
+        let issue: JSONValue = ["type": "issueBadge", "balance": Balance(lastEntry: oldLast).json]
+        let oldAfter = try HTTP.rpc(service, HTTP.envelope(issue, key: old), key: old)
+        guard case .badgeCredential(_, let tail, nil, nil)? = oldAfter.response else { Issue.record("\(oldAfter.text)"); return }
+        #expect(tail.entries.map(\.entryType) == [.debit(.upgrade(toPurchaseKey: new.publicKey.purchaseKeyText))])
+        #expect(tail.entries.map(\.changeMonths) == [-11])
+        #expect(checkLedger(tail.entries, after: oldLast, purchaseBadgeType: .supporter) == nil)
+
+        // The new key's purchase: a legend month, its replica check holding.
+        let legend = try HTTP.rpc(service, HTTP.envelope(purchaseCommand(invoice.invoiceId, master: SecureRandom.bytes(32)), key: new), key: new)
+        guard case .badgeCredential(let credential?, let statement, _?, nil)? = legend.response else { Issue.record("\(legend.text)"); return }
+        #expect(credential.badgeType == .legend)
+        #expect(statement.entries.map(\.entryType) == [.credit(.payment(invoiceId: invoice.invoiceId)), .debit(.badge)])
+        #expect(checkLedger(statement.entries, purchaseBadgeType: .legend) == nil)
+        #expect(service.stop() == 0)
+    }
+
     @Test func aProviderOutageIsAnsweredProviderUnavailableAndTheNextAttemptWorks() throws {
         let service = try start()
         for (provider, via) in [("stripe", ["type": "card", "provider": "stripe"] as JSONValue), ("btcpay", ["type": "crypto", "currency": "xmr"])] {

@@ -125,22 +125,18 @@ import Testing
         #expect(try h.ledger(of: old).count == 2)
     }
 
-    @Test func commandsNotBuiltYetAnswerAClearBadRequest() throws {
+    @Test func getBadgeInvoiceWithAnUpgradeIsBuilt() throws {
         let key = Ed25519PrivateKey()
         #expect(h.redeem(try h.code(), by: key).credential != nil)
-        // Only the non-store upgrade is left (pauseBadge is built: docs/protocol.md, Pause).
+        // The non-store upgrade is built (docs/protocol.md, Upgrades): priced as any invoice first,
+        // so a service without payment providers answers provider_not_configured.
         let upgrade = UpgradeProof(fromPurchaseKey: key.publicKey.purchaseKeyText, receipt: "r",
                                    receiptSignature: SecureRandom.bytes(64),
                                    balance: Balance(lastEntry: try #require(try h.ledger(of: key).last)))
-        let outcomes = [
-            h.send(.getBadgeInvoice(priceId: DefaultCatalog.supporterPriceId, offerId: nil,
-                                    badgeInfo: BadgeInfo(badgeType: .legend, badgeExpiry: h.clock.now, badgeExtra: ""),
-                                    paymentVia: .card(provider: .stripe), upgrade: upgrade), by: Ed25519PrivateKey()),
-        ]
-        for out in outcomes {
-            #expect(out.error == .badRequest)
-            #expect(out.message?.contains("not available") == true)
-        }
+        let upgraded = h.send(.getBadgeInvoice(priceId: DefaultCatalog.legendPriceId, offerId: nil,
+                                               badgeInfo: BadgeInfo(badgeType: .legend, badgeExpiry: h.clock.now, badgeExtra: ""),
+                                               paymentVia: .card(provider: .stripe), upgrade: upgrade), by: Ed25519PrivateKey())
+        #expect(upgraded.error == .providerNotConfigured)
         // getBadgeInvoice is built; a service without payment providers answers provider_not_configured
         let invoice = h.send(.getBadgeInvoice(priceId: DefaultCatalog.supporterPriceId, offerId: nil,
                                               badgeInfo: BadgeInfo(badgeType: .supporter, badgeExpiry: h.clock.now, badgeExtra: ""),
