@@ -21,7 +21,11 @@ extension BadgeService {
     /// offline and each refusal answered in the spec's class. A verified one-time purchase of a
     /// priced product is credited `payment`, its first month issued and the recovery receipt
     /// returned, in one round trip; a transaction credited to another key is receipt_used.
-    func purchaseByAppStore(key: Ed25519PublicKey, masterKey: [UInt8], jws: String, now: Timestamp) throws -> RPCResponse {
+    ///
+    /// An upgrade SKU (kind `upgrade`) is credited the same way with `upgrade`, the proof of the
+    /// cheaper badge it replaces (`judgeStoreUpgrade`), whose purchase is debited `upgrade`.
+    func purchaseByAppStore(key: Ed25519PublicKey, masterKey: [UInt8], jws: String, upgrade: UpgradeProof?,
+                            now: Timestamp) throws -> RPCResponse {
         guard let appStore else { throw BadgeServiceError.providerNotConfigured("apple") }
         let purchaseKey = key.purchaseKeyText
         let claim: AppStoreClaim
@@ -29,7 +33,10 @@ extension BadgeService {
             configuration.reportProviderFailure("apple: \(error)")
             throw BadgeServiceError(error)
         }
-        if claim.isAutoRenewable { return try purchaseByAppStoreSubscription(key: key, masterKey: masterKey, jws: jws, now: now) }
+        if claim.isAutoRenewable {
+            if upgrade != nil { throw BadgeServiceError.badRequest("upgrade goes with an upgrade product") }
+            return try purchaseByAppStoreSubscription(key: key, masterKey: masterKey, jws: jws, now: now)
+        }
         let reference = claim.purchaseId
 
         return try conditionalWrite(read: { r in
@@ -58,10 +65,12 @@ extension BadgeService {
                 throw BadgeServiceError.internal(detail: "apple: an auto-renewable transaction its claim did not name as one")
             }
             if s.purchase != nil { throw BadgeServiceError.badRequest("this purchase key already holds a badge") }
+            try checkUpgradePairing(upgrade, product: product)
+            let upgrading = try upgrade.map { try judgeStoreUpgrade($0, toPurchaseKey: purchaseKey, product: product, now: now) }
 
             return try creditFirstPayment(purchaseKey: purchaseKey, masterKey: masterKey, months: product.months,
                                           badgeType: product.badgeType, invoiceId: nil, provider: "apple", providerRef: reference,
-                                          receiptSeed: "apple:" + reference, what: "App Store", now: now,
+                                          receiptSeed: "apple:" + reference, what: "App Store", now: now, upgrading: upgrading,
                                           stillUnclaimed: { _ in true })
         })
     }

@@ -193,15 +193,18 @@ public final class BadgeService: Sendable {
         case .issueBadge(let balance):
             return try issueBadge(key: key, balance: balance, now: now)
         case .purchaseBadge(let masterKey, let payment, let upgrade):
-            if upgrade != nil { throw BadgeServiceError.badRequest("purchaseBadge with upgrade is not built") }
             switch payment {
             case .apple(let jws):
-                return try purchaseByAppStore(key: key, masterKey: masterKey, jws: jws, now: now)
+                return try purchaseByAppStore(key: key, masterKey: masterKey, jws: jws, upgrade: upgrade, now: now)
             case .google(let productId, let token):
-                return try purchaseByGooglePlay(key: key, masterKey: masterKey, productId: productId, token: token, now: now)
+                return try purchaseByGooglePlay(key: key, masterKey: masterKey, productId: productId, token: token,
+                                                upgrade: upgrade, now: now)
             case .invoice(let invoiceId):
+                // A non-store upgrade is priced by getBadgeInvoice.upgrade; its invoice carries it.
+                if upgrade != nil { throw BadgeServiceError.badRequest("an invoice's upgrade is sent with getBadgeInvoice") }
                 return try purchaseByInvoice(key: key, masterKey: masterKey, invoiceId: invoiceId, now: now)
             case .receipt(let receipt):
+                if upgrade != nil { throw BadgeServiceError.badRequest("funding by receipt moves months; it upgrades nothing") }
                 return try purchaseByReceipt(key: key, masterKey: masterKey, receipt: receipt, now: now)
             }
         case .getBadgeInvoice(let priceId, let offerId, let badgeInfo, let paymentVia, let upgrade):

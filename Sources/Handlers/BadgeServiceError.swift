@@ -32,8 +32,6 @@ public enum BadgeServiceError: Error, Equatable, CustomStringConvertible {
     case providerUnavailable(retryAfter: UInt32, detail: String)
     /// No verifier for that store or provider is configured here.
     case providerNotConfigured(String)
-    /// A command or funding this version does not implement yet.
-    case notBuilt(String)
     /// Too many requests in flight; retry shortly.
     case overloaded(retryAfter: UInt32)
     /// This path's Play subscription checks for the minute are used; retry when it ends.
@@ -59,7 +57,6 @@ public enum BadgeServiceError: Error, Equatable, CustomStringConvertible {
         case .pricing(let refusal): return "pricing: \(refusal)"
         case .providerUnavailable(_, let detail): return "provider unavailable: \(detail)"
         case .providerNotConfigured(let p): return "\(p) not configured"
-        case .notBuilt(let what): return "\(what) not built"
         case .overloaded: return "overloaded"
         case .playChecksUsed: return "Play subscription checks for this minute used"
         case .databaseBusy: return "database busy"
@@ -95,7 +92,6 @@ extension RPCResponse {
         case .providerUnavailable(let after, _): self = .failure(.providerUnavailable, retryAfter: after)
         case .providerNotConfigured(let provider):
             self = .failure(.providerNotConfigured, message: "this deployment has no \(provider) verifier")
-        case .notBuilt(let what): self = .failure(.badRequest, message: "\(what) is not available in this version of the service")
         case .overloaded(let after): self = .failure(.rateLimited, message: "the service is busy", retryAfter: after)
         case .playChecksUsed(let after):
             self = .failure(.rateLimited, message: "this minute's Google Play subscription checks are used", retryAfter: after)

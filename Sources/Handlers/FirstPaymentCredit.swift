@@ -9,10 +9,11 @@ extension BadgeService {
     /// one-time purchase): the `payment` credit and the first month planned and signed, answered
     /// with the recovery receipt derived from `receiptSeed`. The write records the purchase, its
     /// rows, the issuance, the payment (unique by provider and reference, so it funds one
-    /// purchase) and the receipt's hash, and lands only while `stillUnclaimed` holds.
+    /// purchase) and the receipt's hash, and lands only while `stillUnclaimed` holds. A store
+    /// one-time upgrade writes the debit of the purchase it replaces in the same transaction.
     func creditFirstPayment(purchaseKey: String, masterKey: [UInt8], months: Int, badgeType: BadgeType,
                             invoiceId: String?, provider: String, providerRef: String, receiptSeed: String,
-                            what: String, now: Timestamp,
+                            what: String, now: Timestamp, upgrading: StoreUpgradeDebit? = nil,
                             stillUnclaimed: @escaping (any StoreWriter) throws -> Bool) throws -> StagedAnswer<RPCResponse> {
         let plan: LedgerPlan
         do {
@@ -36,6 +37,7 @@ extension BadgeService {
             try w.insertPayment(paymentId: randomEntryId(), provider: provider, providerRef: providerRef,
                                 purchaseId: purchase.id, at: now)
             try w.insertReceipt(hash: SHA256.hash(Array(receipt.utf8)), purchaseId: purchase.id)
+            try upgrading?.write(w)
         }
     }
 }

@@ -41,18 +41,27 @@ extension BadgeService {
     /// read with purchases.products.get, judged in the spec's class, acknowledged unless Play
     /// reports it acknowledged or consumed, then credited `payment` with its first month and the
     /// recovery receipt. Play is asked outside the write transaction.
+    ///
+    /// An upgrade SKU (kind `upgrade`, a Play one-time product) goes the same way with `upgrade`,
+    /// the proof of the cheaper badge it replaces, judged before Play is asked (`judgeStoreUpgrade`).
     func purchaseByGooglePlay(key: Ed25519PublicKey, masterKey: [UInt8], productId: String, token: String,
-                              now: Timestamp) throws -> RPCResponse {
+                              upgrade: UpgradeProof?, now: Timestamp) throws -> RPCResponse {
         let (googlePlay, products) = try playEvidence(productId: productId, token: token)
         if products.subscriptions[productId] != nil {
+            if upgrade != nil { throw BadgeServiceError.badRequest("upgrade goes with an upgrade product") }
             return try purchaseByPlaySubscription(key: key, masterKey: masterKey, productId: productId, token: token,
                                                   googlePlay: googlePlay, products: products, now: now)
         }
-        guard let grant = products.oneTime[productId] else {
+        let upgradeSKU = try storeProducts().of("google").first { $0.productId == productId && $0.kind == .upgrade }
+        guard let grant = products.oneTime[productId] ?? upgradeSKU.map({ PlayGrant(badgeType: $0.badgeType, months: $0.months) })
+        else {
             // Neither a one-time product nor a subscription this service prices; Play's answer
             // could change nothing of that, so it is not asked.
             throw BadgeServiceError.pricing(.productUnavailable)
         }
+        let product = upgradeSKU ?? StoreProduct(store: "google", productId: productId, badgeType: grant.badgeType,
+                                                 months: grant.months, kind: .oneTime)
+        try checkUpgradePairing(upgrade, product: product)
         let purchaseKey = key.purchaseKeyText
         let reference = GooglePlayFunding.reference(token: token)
         let receiptSeed = "google:" + reference
@@ -66,6 +75,8 @@ extension BadgeService {
         }
         if creditedTo != nil { throw BadgeServiceError.receiptUsed }
         if held != nil { throw BadgeServiceError.badRequest("this purchase key already holds a badge") }
+        // Judged before Play is asked: a proof that fails never gets the purchase acknowledged.
+        if let upgrade { _ = try judgeStoreUpgrade(upgrade, toPurchaseKey: purchaseKey, product: product, now: now) }
 
         let purchase: PlayOneTimePurchase
         do {
@@ -89,9 +100,11 @@ extension BadgeService {
             }
             if s.creditedTo != nil { throw BadgeServiceError.receiptUsed }
             if s.purchase != nil { throw BadgeServiceError.badRequest("this purchase key already holds a badge") }
+            let upgrading = try upgrade.map { try judgeStoreUpgrade($0, toPurchaseKey: purchaseKey, product: product, now: now) }
             return try creditFirstPayment(purchaseKey: purchaseKey, masterKey: masterKey, months: grant.months,
                                           badgeType: grant.badgeType, invoiceId: nil, provider: "google", providerRef: reference,
-                                          receiptSeed: receiptSeed, what: "Google Play", now: now, stillUnclaimed: { _ in true })
+                                          receiptSeed: receiptSeed, what: "Google Play", now: now, upgrading: upgrading,
+                                          stillUnclaimed: { _ in true })
         })
     }
 

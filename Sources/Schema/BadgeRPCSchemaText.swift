@@ -58,7 +58,7 @@ extension BadgeRPCSchema {
             "payment": {"ref": "payment"}
           },
           "optionalProperties": {
-            "upgrade": {"ref": "upgrade", "metadata": {"description": "Upgrade of a store one-time badge (not built: refused with bad_request)."}}
+            "upgrade": {"ref": "upgrade", "metadata": {"description": "A store one-time upgrade SKU: the proof of the unexpired cheaper badge it replaces."}}
           }
         },
         "upgradeBadgeSubscription": {

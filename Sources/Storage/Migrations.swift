@@ -224,6 +224,23 @@ enum Migrations {
         );
         CREATE INDEX badge_invoice_upgrades_by_purchase ON badge_invoice_upgrades (from_purchase_id);
         """),
+        // Issue 12: store one-time upgrade SKUs (purchaseBadge.upgrade) are a product kind of their
+        // own. SQLite cannot widen a CHECK in place, so the table is rebuilt with its rows.
+        (9, """
+        CREATE TABLE badge_store_products_new (
+            store         TEXT NOT NULL CHECK (store IN ('apple', 'google')),
+            product_id    TEXT NOT NULL,
+            base_plan_id  TEXT NOT NULL,
+            badge_type    TEXT NOT NULL,
+            months        INTEGER NOT NULL CHECK (months BETWEEN 1 AND 255),
+            kind          TEXT NOT NULL CHECK (kind IN ('one-time', 'subscription', 'upgrade')),
+            PRIMARY KEY (store, product_id, base_plan_id)
+        );
+        INSERT INTO badge_store_products_new (store, product_id, base_plan_id, badge_type, months, kind)
+            SELECT store, product_id, base_plan_id, badge_type, months, kind FROM badge_store_products;
+        DROP TABLE badge_store_products;
+        ALTER TABLE badge_store_products_new RENAME TO badge_store_products;
+        """),
     ]
 
     static var latestVersion: Int { steps.last!.version }

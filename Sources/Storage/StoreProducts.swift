@@ -7,6 +7,9 @@ public struct StoreProduct: Sendable, Hashable {
         case oneTime = "one-time"
         /// An auto-renewable subscription: the months of one billing period per charge.
         case subscription
+        /// A one-time upgrade SKU at a fixed discounted price: months granted once, at purchase,
+        /// only with the proof of an unexpired cheaper badge (purchaseBadge.upgrade).
+        case upgrade
     }
 
     /// `apple` or `google`, as the protocol names the funding.

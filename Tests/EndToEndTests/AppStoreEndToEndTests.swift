@@ -2,6 +2,7 @@ import BadgeCore
 import Crypto
 import Foundation
 import JSON
+import Ledger
 import Schema
 import TestSupport
 import Testing
@@ -83,6 +84,73 @@ import Testing
         #expect(refused.status == 404 && refused.response?.errorCode == .productUnavailable)
         // The log names no JWS.
         #expect(!service.accessLog.contains(jws.prefix(40)))
+    }
+
+    /// A store one-time upgrade (docs/protocol.md, Upgrades, Store one-time) over HTTP: an upgrade
+    /// SKU priced with `catalog set-product --kind upgrade`, bought by a new key proving an
+    /// unexpired supporter badge by its receipt and signature; the old purchase is debited
+    /// `upgrade`, and a forged proof is receipt_invalid. Every statement passes the replica check.
+    @Test func anUpgradeSKUReplacesACheaperBadge() throws {
+        let data = TemporaryDirectory("e2e-apple-upgrade-sku")
+        let pki = TemporaryDirectory("e2e-apple-upgrade-sku-pki")
+        try PeerPython.run(script: "appstore_peer.py", arguments: ["pki", pki.path])
+        let service = try Self.service(bundle: "chat.simplex.badges.test", roots: [pki.file("root.pem")], in: data)
+        defer { _ = service.stop() }
+        func jws(transaction: String, product: String) throws -> String {
+            let now = Int64(Date().timeIntervalSince1970) * 1000
+            let payload: JSONValue = [
+                "transactionId": .string(transaction), "originalTransactionId": .string(transaction),
+                "bundleId": "chat.simplex.badges.test", "productId": .string(product),
+                "purchaseDate": .number(JSONNumber(Int(now - 5000))), "quantity": 1, "type": "Consumable",
+                "inAppOwnershipType": "PURCHASED", "signedDate": .number(JSONNumber(Int(now))), "environment": "Production",
+            ]
+            return String(decoding: try PeerPython.run(script: "appstore_peer.py", arguments: ["sign", pki.path],
+                                                       input: Data(payload.serialized())), as: UTF8.self)
+        }
+        let old = Ed25519PrivateKey(), new = Ed25519PrivateKey()
+        let bought = try Self.purchase(service, jws: try jws(transaction: "2000000900000301", product: "BADGE_SUPPORTER_01"),
+                                       key: old, masterKey: SecureRandom.bytes(32))
+        guard case .badgeCredential(_?, let oldStatement, let receipt?, nil)? = bought.response else {
+            Issue.record("not a credential: \(bought.text)")
+            return
+        }
+        let oldLast = try #require(oldStatement.entries.last)
+        let set = try CLIResult.run(["catalog", "set-product", "--store", "apple", "--product", "BADGE_LEGEND_UPGRADE_01",
+                                     "--type", "legend", "--months", "1", "--kind", "upgrade", "--data", data.file("badge-data")],
+                                    executable: try Self.release)
+        #expect(set.status == 0, "\(set.stderr)")
+        Thread.sleep(forTimeInterval: 1.1)
+
+        func upgrade(_ transaction: String, by key: Ed25519PrivateKey, signedFor target: Ed25519PrivateKey) throws -> HTTPReply {
+            let message = UpgradeProof.signedMessage(fromPurchaseKey: old.publicKey.purchaseKeyText,
+                                                     toPurchaseKey: target.publicKey.purchaseKeyText, receipt: receipt)
+            let proof = UpgradeProof(fromPurchaseKey: old.publicKey.purchaseKeyText, receipt: receipt,
+                                     receiptSignature: old.signature(for: message), balance: Balance(lastEntry: oldLast))
+            return try HTTP.rpc(service, HTTP.envelope([
+                "type": "purchaseBadge", "masterKey": .string(Base64URL.encode(SecureRandom.bytes(32))),
+                "payment": ["type": "apple", "jws": .string(try jws(transaction: transaction, product: "BADGE_LEGEND_UPGRADE_01"))],
+                "upgrade": proof.json], key: key), key: key)
+        }
+        // Signed for another key: receipt_invalid, nothing written.
+        let forged = try upgrade("2000000900000302", by: new, signedFor: Ed25519PrivateKey())
+        #expect(forged.status == 422 && forged.response?.errorCode == .receiptInvalid, "\(forged.text)")
+
+        let upgraded = try upgrade("2000000900000303", by: new, signedFor: new)
+        #expect(upgraded.status == 200, "\(upgraded.text)")
+        guard case .badgeCredential(let credential?, let statement, _?, nil)? = upgraded.response else {
+            Issue.record("not a credential: \(upgraded.text)")
+            return
+        }
+        #expect(credential.badgeType == .legend)
+        #expect(statement.entries.map(\.entryType) == [.credit(.payment(invoiceId: nil)), .debit(.badge)])
+        #expect(checkLedger(statement.entries, purchaseBadgeType: .legend) == nil)
+
+        // The old key's next statement shows it replaced, naming the new key.
+        let issue: JSONValue = ["type": "issueBadge", "balance": Balance(lastEntry: oldLast).json]
+        let after = try HTTP.rpc(service, HTTP.envelope(issue, key: old), key: old)
+        guard case .badgeCredential(_, let tail, _, _)? = after.response else { Issue.record("\(after.text)"); return }
+        #expect(tail.entries.map(\.entryType) == [.debit(.upgrade(toPurchaseKey: new.publicKey.purchaseKeyText))])
+        #expect(checkLedger(tail.entries, after: oldLast, purchaseBadgeType: .supporter) == nil)
     }
 
     @Test func storeProductsChangedByTheCatalogCommandsReachTheRunningService() throws {

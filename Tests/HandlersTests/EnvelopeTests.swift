@@ -109,14 +109,20 @@ import Testing
 
     /// Store one-time upgrades are not built: purchaseBadge with upgrade is answered bad_request,
     /// before any store is consulted, and writes nothing.
-    @Test func purchaseBadgeWithUpgradeIsAnsweredBadRequestAndWritesNothing() throws {
+    /// purchaseBadge.upgrade is the store one-time upgrade: with a store this deployment has no
+    /// verifier for, provider_not_configured; with an invoice or a receipt, bad_request.
+    @Test func purchaseBadgeWithUpgradeGoesWithAStorePaymentAndOtherwiseWritesNothing() throws {
         let old = Ed25519PrivateKey()
         let redeemed = h.redeem(try h.code(), by: old)
         let lastEntry = try #require(redeemed.statement?.entries.last)
         let key = Ed25519PrivateKey()
         let upgrade = UpgradeProof(fromPurchaseKey: old.publicKey.purchaseKeyText, receipt: "r",
                                       receiptSignature: SecureRandom.bytes(64), balance: Balance(lastEntry: lastEntry))
-        for payment in [Payment.apple(jws: "a.b.c"), .google(productId: "badge_legend_01", token: "t"), .invoice(invoiceId: "i")] {
+        for payment in [Payment.apple(jws: "a.b.c"), .google(productId: "badge_legend_01", token: "t")] {
+            let out = h.send(.purchaseBadge(masterKey: SecureRandom.bytes(32), payment: payment, upgrade: upgrade), by: key)
+            #expect(out.error == .providerNotConfigured)
+        }
+        for payment in [Payment.invoice(invoiceId: "i"), .receipt(receipt: "r")] {
             let out = h.send(.purchaseBadge(masterKey: SecureRandom.bytes(32), payment: payment, upgrade: upgrade), by: key)
             #expect(out.error == .badRequest)
             #expect(out.message?.contains("upgrade") == true)

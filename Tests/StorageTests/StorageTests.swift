@@ -42,6 +42,28 @@ import Testing
         #expect(try store.write { try $0.removeStoreProduct(store: "apple", productId: "BADGE_LEGEND_01", basePlanId: nil) })
         #expect(try !store.write { try $0.removeStoreProduct(store: "apple", productId: "BADGE_LEGEND_01", basePlanId: nil) })
         #expect(StoreProducts(try store.read { try $0.storeProducts() }).product(store: "apple", id: "BADGE_LEGEND_01") == nil)
+        // An upgrade SKU, the kind the table took in migration 9 (its rows kept), reads back as one.
+        let sku = StoreProduct(store: "apple", productId: "BADGE_LEGEND_UPGRADE_01", badgeType: .legend, months: 1, kind: .upgrade)
+        try store.write { try $0.setStoreProduct(sku) }
+        #expect(StoreProducts(try store.read { try $0.storeProducts() }).product(store: "apple", id: "BADGE_LEGEND_UPGRADE_01") == sku)
+        #expect(try store.read { try $0.storeProducts() }.count == StoreProducts.upstream.products.count)
+    }
+
+    @Test func upgradeInvoicesReadBackByInvoiceAndByThePurchaseTheyConvert() throws {
+        let store = try open()
+        let old = try store.write { try $0.insertPurchase(key: "old-key", masterKey: [1], badgeType: .supporter, at: t0) }
+        let invoice = InvoiceRecord(invoiceId: "inv-up", purchaseKey: "new-key", badgeType: .legend, months: 1, price: 7000,
+                                    discount: 0, credit: 3850, amount: 3150, currency: "usd", priceId: "p", offerId: nil,
+                                    provider: "stripe", method: "card", providerRef: "cs_1", paymentURL: "https://pay.test/cs_1",
+                                    address: nil, cryptoAmount: nil, status: .open, createdAt: t0, expiresAt: t0.adding(seconds: 3600))
+        let upgrade = InvoiceUpgrade(invoiceId: "inv-up", fromPurchaseId: old.id, months: 11)
+        try store.write { w in
+            try w.insertInvoice(invoice)
+            try w.insertInvoiceUpgrade(upgrade)
+        }
+        #expect(try store.read { try $0.invoiceUpgrade(invoiceId: "inv-up") } == upgrade)
+        #expect(try store.read { try $0.invoiceUpgrades(fromPurchaseId: old.id) } == [upgrade])
+        #expect(try store.read { try $0.invoiceUpgrade(invoiceId: "other") } == nil)
     }
 
     @Test func catalogRoundTrip() throws {

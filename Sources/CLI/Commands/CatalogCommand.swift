@@ -18,7 +18,7 @@ enum CatalogCommand {
           products                               the App Store and Google Play products priced: store,
                                                  product id, base plan, badge, months, kind
           set-product --store apple|google --product ID [--base-plan ID] --type T --months M
-                      --kind one-time|subscription
+                      --kind one-time|subscription|upgrade
                                                  prices a store product (or changes what it grants);
                                                  --base-plan for each Google Play subscription base plan
           remove-product --store apple|google --product ID [--base-plan ID]
@@ -45,7 +45,7 @@ enum CatalogCommand {
             let kindText = try args.required("kind")
             try args.finish()
             guard let kind = StoreProduct.Kind(rawValue: kindText) else {
-                throw UsageError("--kind must be one-time or subscription, not '\(kindText)'")
+                throw UsageError("--kind must be one-time, subscription or upgrade, not '\(kindText)'")
             }
             let product = StoreProduct(store: storeName, productId: productId, basePlanId: basePlan, badgeType: BadgeType(type),
                                        months: months, kind: kind)

@@ -1,0 +1,79 @@
+import BadgeCore
+import Crypto
+import Ledger
+import RequestAuth
+import Schema
+import Storage
+
+/// What a store one-time upgrade writes on the purchase whose badge proved it eligible: its
+/// `upgrade {toPurchaseKey}` debit, conditional on its ledger being unchanged, and its pause ended.
+struct StoreUpgradeDebit {
+    let fromPurchaseId: Int64
+    let expectedCount: Int
+    let rows: [LedgerEntry]
+    let pausedSince: Timestamp?
+
+    func write(_ w: any StoreWriter) throws {
+        try w.appendLedger(purchaseId: fromPurchaseId, expectedCount: expectedCount, entries: rows)
+        try w.endPause(purchaseId: fromPurchaseId, expected: pausedSince)
+    }
+}
+
+extension BadgeService {
+    /// Judges purchaseBadge.upgrade for an upgrade SKU of `product` (docs/protocol.md, Upgrades,
+    /// Store one-time), before the store is asked: `receiptSignature` by the old key binds the old
+    /// purchase's current recovery receipt to the signing key, and that purchase holds an unexpired
+    /// badge of a cheaper type (its catalog month price below the SKU's type's). The store cannot
+    /// gate who buys the SKU, so a proof that fails is a verdict no retry changes: receipt_invalid.
+    /// An old purchase already converted into another key is receipt_used. The old purchase is
+    /// replaced: its unissued months (after a lapse) are debited `upgrade`, even none.
+    func judgeStoreUpgrade(_ proof: UpgradeProof, toPurchaseKey: String, product: StoreProduct,
+                           now: Timestamp) throws -> StoreUpgradeDebit {
+        guard let fromKey = PurchaseKey.parse(proof.fromPurchaseKey) else { throw BadgeServiceError.receiptInvalid }
+        let fromPurchaseKey = fromKey.purchaseKeyText
+        let message = UpgradeProof.signedMessage(fromPurchaseKey: fromPurchaseKey, toPurchaseKey: toPurchaseKey,
+                                                 receipt: proof.receipt)
+        guard fromPurchaseKey != toPurchaseKey, fromKey.isValidSignature(proof.receiptSignature, for: message) else {
+            throw BadgeServiceError.receiptInvalid
+        }
+        let hash = SHA256.hash(Array(proof.receipt.utf8))
+        return try store.read { r in
+            guard let old = try r.purchase(key: fromPurchaseKey), try r.receiptHolder(hash: hash) == old.id else {
+                throw BadgeServiceError.receiptInvalid
+            }
+            let rows = try r.ledger(purchaseId: old.id)
+            if rows.contains(where: { if case .debit(.upgrade(let to)) = $0.entryType { to != fromPurchaseKey } else { false } }) {
+                throw BadgeServiceError.receiptUsed
+            }
+            // A store subscription changes tier in the store, and keeps charging its own purchase.
+            if try r.subscriptionFunding(purchaseId: old.id) != nil { throw BadgeServiceError.receiptInvalid }
+            let prices = try r.prices()
+            func monthPrice(_ type: BadgeType) -> UInt32? {
+                prices.first { $0.badgeType == type && $0.status == .active }?.monthPrice
+            }
+            guard let latest = try r.latestIssuance(purchaseId: old.id), latest.expiry > now,
+                  let held = monthPrice(latest.badgeType), let wanted = monthPrice(product.badgeType), held < wanted
+            else { throw BadgeServiceError.receiptInvalid }
+            let tip = rows.last ?? .emptyEntry(at: old.createdAt, badgeType: old.badgeType)
+            let pausedSince = try r.pausedSince(purchaseId: old.id)
+            let debit: [LedgerEntry]
+            do {
+                debit = try planUpgradeDebit(from: tip, months: LedgerEntry.maxChangeMonths, toPurchaseKey: toPurchaseKey,
+                                             at: now, pausedSince: pausedSince, newId: newEntryId)
+            } catch {
+                throw BadgeServiceError.internal(detail: "planning an upgrade debit: \(error)")
+            }
+            return StoreUpgradeDebit(fromPurchaseId: old.id, expectedCount: rows.count, rows: debit, pausedSince: pausedSince)
+        }
+    }
+
+    /// The upgrade proof and the product must come together: an upgrade SKU only with the proof,
+    /// the proof only with an upgrade SKU (bad_request: a client that sends either alone is wrong).
+    func checkUpgradePairing(_ proof: UpgradeProof?, product: StoreProduct) throws {
+        switch (proof != nil, product.kind == .upgrade) {
+        case (true, false): throw BadgeServiceError.badRequest("upgrade goes with an upgrade product")
+        case (false, true): throw BadgeServiceError.badRequest("an upgrade product needs upgrade, the proof of the badge it upgrades")
+        default: break
+        }
+    }
+}

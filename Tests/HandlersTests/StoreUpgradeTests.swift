@@ -1,0 +1,108 @@
+import BadgeCore
+import Crypto
+import Foundation
+import GooglePlay
+import Handlers
+import JSON
+import Ledger
+import Schema
+import Storage
+import TestSupport
+import Testing
+
+/// purchaseBadge.upgrade (docs/protocol.md, Upgrades, Store one-time): a Play upgrade SKU at its
+/// fixed price, eligibility proved by an unexpired cheaper badge, against the fake Google.
+@Suite(.serialized) struct StoreUpgradeTests {
+    static let sku = "badge_legend_upgrade_01"
+
+    /// A supporter month bought on Play under `key` with `token`: its recovery receipt.
+    static func supporter(_ h: Harness, _ fake: FakeGoogle, token: String, key: Ed25519PrivateKey) throws -> String {
+        fake.script("GET", GooglePlayPurchaseTests.route(token), .json(200, GooglePlayPurchaseTests.purchased))
+        fake.script("POST", GooglePlayPurchaseTests.route(token) + ":acknowledge", .json(200, ""))
+        let out = GooglePlayPurchaseTests.buy(h, token: token, by: key)
+        guard case .badgeCredential(_?, _, let receipt?, nil) = out.response else { throw Missing("\(out.response)") }
+        return receipt
+    }
+
+    static func proof(from old: Ed25519PrivateKey, to new: Ed25519PrivateKey, receipt: String, h: Harness) throws -> UpgradeProof {
+        let from = old.publicKey.purchaseKeyText
+        let message = UpgradeProof.signedMessage(fromPurchaseKey: from, toPurchaseKey: new.publicKey.purchaseKeyText, receipt: receipt)
+        return UpgradeProof(fromPurchaseKey: from, receipt: receipt, receiptSignature: old.signature(for: message),
+                            balance: Balance(lastEntry: try #require(try h.ledger(of: old).last)))
+    }
+
+    static func upgrade(_ h: Harness, _ fake: FakeGoogle, token: String, by key: Ed25519PrivateKey, proof: UpgradeProof?,
+                        product: String = sku) -> RPCOutcome {
+        fake.script("GET", GooglePlayPurchaseTests.route(token, product: product), .json(200, GooglePlayPurchaseTests.purchased))
+        fake.script("POST", GooglePlayPurchaseTests.route(token, product: product) + ":acknowledge", .json(200, ""))
+        return h.send(.purchaseBadge(masterKey: SecureRandom.bytes(32), payment: .google(productId: product, token: token),
+                                     upgrade: proof), by: key)
+    }
+
+    struct Missing: Error { let what: String; init(_ what: String) { self.what = what } }
+
+    @Test func anUpgradeSKUReplacesAnUnexpiredCheaperBadgeOnce() throws {
+        let fake = FakeGoogle()
+        try fake.serve { base in
+            let h = try GooglePlayPurchaseTests.harness(fake, base)
+            try StoreProductAdmin(store: h.store).set(StoreProduct(store: "google", productId: Self.sku, badgeType: .legend,
+                                                                   months: 1, kind: .upgrade))
+            let old = Ed25519PrivateKey(), new = Ed25519PrivateKey()
+            let receipt = try Self.supporter(h, fake, token: "upgradeoldtoken.AO-1", key: old)
+            let proof = try Self.proof(from: old, to: new, receipt: receipt, h: h)
+
+            let out = Self.upgrade(h, fake, token: "upgradenewtoken.AO-2", by: new, proof: proof)
+            #expect(out.credential?.badgeType == .legend, "\(out.response)")
+            #expect(out.statement?.entries.map(\.entryType) == [.credit(.payment(invoiceId: nil)), .debit(.badge)])
+            // The old purchase is replaced: its upgrade debit (of none: its month was issued) names the new key.
+            let oldRows = try h.ledger(of: old)
+            #expect(oldRows.last?.entryType == .debit(.upgrade(toPurchaseKey: new.publicKey.purchaseKeyText)))
+            #expect(oldRows.last?.changeMonths == 0)
+            #expect(checkLedger(oldRows, purchaseBadgeType: .supporter) == nil)
+            #expect(checkLedger(try h.ledger(of: new), purchaseBadgeType: .legend) == nil)
+            // The same request again: the same answer from the record.
+            let again = h.send(.purchaseBadge(masterKey: SecureRandom.bytes(32), payment: .google(productId: Self.sku, token: "upgradenewtoken.AO-2"),
+                                              upgrade: proof), by: new)
+            #expect(again.credential?.badgeType == .legend && again.statement?.entries.count == 2)
+
+            // The same old badge proves nothing more: receipt_used, before Play is asked.
+            let third = Ed25519PrivateKey()
+            let calls = fake.apiCalls.count
+            let reused = Self.upgrade(h, fake, token: "upgradethirdtoken.AO-3", by: third,
+                                      proof: try Self.proof(from: old, to: third, receipt: receipt, h: h))
+            #expect(reused.error == .receiptUsed)
+            #expect(fake.apiCalls.count == calls)
+        }
+    }
+
+    @Test func aProofThatFailsIsReceiptInvalidBeforePlayIsAsked() throws {
+        let fake = FakeGoogle()
+        try fake.serve { base in
+            let h = try GooglePlayPurchaseTests.harness(fake, base)
+            try StoreProductAdmin(store: h.store).set(StoreProduct(store: "google", productId: Self.sku, badgeType: .legend,
+                                                                   months: 1, kind: .upgrade))
+            let old = Ed25519PrivateKey(), new = Ed25519PrivateKey()
+            let receipt = try Self.supporter(h, fake, token: "failoldtoken.AO-1", key: old)
+            let calls = fake.apiCalls.count
+            // Signed for another key; the upgrade SKU without the proof; the proof with a plain product.
+            let elsewhere = try Self.proof(from: old, to: Ed25519PrivateKey(), receipt: receipt, h: h)
+            #expect(Self.upgrade(h, fake, token: "failnewtoken.AO-2", by: new, proof: elsewhere).error == .receiptInvalid)
+            #expect(Self.upgrade(h, fake, token: "failnewtoken.AO-2", by: new, proof: nil).error == .badRequest)
+            let good = try Self.proof(from: old, to: new, receipt: receipt, h: h)
+            #expect(Self.upgrade(h, fake, token: "failnewtoken.AO-2", by: new, proof: good, product: "badge_legend_01").error == .badRequest)
+            // A badge of the same type is not cheaper.
+            let legendKey = Ed25519PrivateKey()
+            try StoreProductAdmin(store: h.store).set(StoreProduct(store: "google", productId: "badge_supporter_upgrade_01",
+                                                                   badgeType: .supporter, months: 1, kind: .upgrade))
+            #expect(Self.upgrade(h, fake, token: "failsametoken.AO-4", by: legendKey,
+                                 proof: try Self.proof(from: old, to: legendKey, receipt: receipt, h: h),
+                                 product: "badge_supporter_upgrade_01").error == .receiptInvalid)
+            #expect(fake.apiCalls.count == calls)
+            // Once the old credential has expired, it proves nothing.
+            h.clock.now = h.clock.now.adding(seconds: 45 * 86_400)
+            #expect(Self.upgrade(h, fake, token: "failnewtoken.AO-2", by: new, proof: good).error == .receiptInvalid)
+            #expect(fake.apiCalls.count == calls)
+            #expect(try h.ledger(of: new).isEmpty)
+        }
+    }
+}
