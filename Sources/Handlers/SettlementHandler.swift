@@ -124,8 +124,15 @@ extension BadgeService {
             else { return .ignored("invoice already \(invoice.status.rawValue)") }
             return .applied("uncredited invoice refunded")
         }
-        guard let purchase = try w.purchase(id: purchaseId) else { throw StorageError.corrupt("payment of no purchase") }
         _ = try w.setInvoiceStatus(invoiceId: invoice.invoiceId, from: [.paid], to: .refunded, paidAt: nil, paymentRef: nil)
+        return .applied("refund debited \(try debitRefund(purchaseId: purchaseId, in: w, at: now)) months")
+    }
+
+    /// A refund of the payment that funded `purchaseId` (a card, an App Store or a Play one-time
+    /// purchase): what ran out lapses, the unissued months are debited `refund`, and a pause
+    /// ends. Returns the months debited (none for a purchase already emptied).
+    func debitRefund(purchaseId: Int64, in w: any StoreWriter, at now: Timestamp) throws -> Int {
+        guard let purchase = try w.purchase(id: purchaseId) else { throw StorageError.corrupt("payment of no purchase") }
         let rows = try w.ledger(purchaseId: purchaseId)
         let tip = rows.last ?? .emptyEntry(at: purchase.createdAt, badgeType: purchase.badgeType)
         // A refund empties the purchase, so it ends a pause too (docs/protocol.md, Pause).
@@ -133,7 +140,7 @@ extension BadgeService {
         let debits = try planEnding(from: tip, debit: .refund, at: now, pausedSince: pausedSince, newId: newEntryId)
         if !debits.isEmpty { try w.appendLedger(purchaseId: purchaseId, expectedCount: rows.count, entries: debits) }
         try w.endPause(purchaseId: purchaseId, expected: pausedSince)
-        return .applied("refund debited \(debits.last.map { -$0.changeMonths } ?? 0) months")
+        return debits.last.map { -$0.changeMonths } ?? 0
     }
 
     private func recordOnly(provider: String, eventId: String, at now: Timestamp, why: String) -> SettlementOutcome {
@@ -143,7 +150,7 @@ extension BadgeService {
     }
 
     /// One write transaction; a database failure records nothing and asks for a redelivery.
-    private func settlementWrite(_ body: (any StoreWriter) throws -> SettlementOutcome) -> SettlementOutcome {
+    func settlementWrite(_ body: (any StoreWriter) throws -> SettlementOutcome) -> SettlementOutcome {
         do { return try store.write(body) } catch {
             configuration.reportInternalError("webhook: \(error)")
             return .retryLater("database: \(error)")

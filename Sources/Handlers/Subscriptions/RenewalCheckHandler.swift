@@ -75,10 +75,8 @@ extension BadgeService {
                 }
             case .success(let read):
                 let fresh = self.isFresh(asked)
-                let revokedGrant = read.latestChargeRevoked && read.latestChargeId != nil
-                    && read.latestChargeId == s.record.grantedChargeId
                 if inCoverage {
-                    if read.state == .ended || revokedGrant {
+                    if s.endsCoverage(read, at: now) {
                         return try endCoverage(s, purchase: purchase, balance: balance, reading: read, fresh: fresh, now: now)
                     }
                     return try issueFromBalance(s, purchase: purchase, balance: balance, subscription: read.state, now: now,
@@ -124,10 +122,7 @@ extension BadgeService {
     /// runs: a lapse of what ran out, the rest debited `refund`, no credential.
     private func endCoverage(_ s: RenewalSnapshot, purchase: PurchaseRecord, balance: Balance, reading: SubscriptionReading,
                              fresh: Bool, now: Timestamp) throws -> StagedAnswer<RPCResponse> {
-        let rows: [LedgerEntry]
-        do { rows = try planEnding(from: s.tip, debit: .refund, at: now, pausedSince: s.pausedSince, newId: newEntryId) } catch {
-            throw BadgeServiceError.internal(detail: "planning a subscription refund: \(error)")
-        }
+        let rows = try s.coverageEnding(at: now, newId: newEntryId)
         let response = RPCResponse.badgeCredential(credential: nil,
                                                    statement: statement(of: s.rows + rows, asserting: balance.lastEntry).statement,
                                                    receipt: nil, subscription: .ended)
@@ -235,6 +230,22 @@ struct RenewalSnapshot {
         let t = max(now, tip.createdAt)
         let base = pausedSince.map { tip.resumed(pausedSince: $0, at: t) } ?? tip
         return base.lapse(at: t, newId: { "" }) ?? base
+    }
+
+    /// The renewal check's rule while paid coverage runs at `now`: the store ended the
+    /// subscription, or revoked the charge the coverage was granted for, ends it at once
+    /// (a store notification applies the same rule, ``BadgeLedgerRefunds``).
+    func endsCoverage(_ read: SubscriptionReading, at now: Timestamp) -> Bool {
+        guard afterLapse(at: now).balanceMonths > 0 else { return false }
+        let revokedGrant = read.latestChargeRevoked && read.latestChargeId != nil && read.latestChargeId == record.grantedChargeId
+        return read.state == .ended || revokedGrant
+    }
+
+    /// What ending the coverage writes: a lapse of what ran out, the rest debited `refund`.
+    func coverageEnding(at now: Timestamp, newId: () -> String) throws -> [LedgerEntry] {
+        do { return try planEnding(from: tip, debit: .refund, at: now, pausedSince: pausedSince, newId: newId) } catch {
+            throw BadgeServiceError.internal(detail: "planning a subscription refund: \(error)")
+        }
     }
 
     /// Whether a month is due: the next unissued month has begun, funded by the balance or, once
