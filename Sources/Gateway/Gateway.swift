@@ -81,7 +81,8 @@ struct Endpoints: Sendable {
 
     /// The route name of each path, as `route` labels and access lines give it.
     static let routes = ["/rpc": "rpc", "/healthz": "healthz", "/readyz": "readyz", "/metrics": "metrics", "/schema": "schema",
-                         "/webhooks/stripe": "webhook_stripe", "/webhooks/btcpay": "webhook_btcpay"]
+                         "/webhooks/stripe": "webhook_stripe", "/webhooks/btcpay": "webhook_btcpay",
+                         "/webhooks/apple": "webhook_apple"]
 
     /// The route of `path`, or `unrouted` for a path no route serves.
     func route(for path: String) -> String { Self.routes[path] ?? "unrouted" }
@@ -137,6 +138,11 @@ struct Endpoints: Sendable {
                 guard let btcpay = verifiers.btcpay else { return nil }
                 let delivery = try btcpay.delivery(body: request.body, signatureHeader: request.headers.first("BTCPay-Sig"))
                 return { service.settle(delivery) }
+            }
+        }
+        router.add("POST", "/webhooks/apple") { request, respond in
+            webhook(request, provider: "apple", respond: respond) { (_: WebhookVerifiers, _: Timestamp) throws(WebhookRefusal) -> Settle? in
+                try service.appStoreNotificationSettlement(body: request.body)
             }
         }
         return router
@@ -247,14 +253,19 @@ struct Endpoints: Sendable {
     /// A provider's delivery: the signature is checked on the worker pool (never the body
     /// logged), then the settlement runs there too, as it may write and call the provider.
     /// 400 for a refused signature, 200 once handled (a duplicate or an event that settles
-    /// nothing included), 503 when it must be delivered again, 501 when not configured.
+    /// nothing included), 503 when it must be delivered again (the push keys could not be
+    /// fetched included), 501 when not configured.
     func webhook(_ request: HTTPRequest, provider: String, respond: @escaping @Sendable (HTTPResponse) -> Void,
                  verify: @escaping @Sendable (WebhookVerifiers, Timestamp) throws(WebhookRefusal) -> Settle?) {
         let started = ContinuousClock.now
         let route = "webhook_\(provider)"
         let accepted = pool.submit {
             let settle: Settle?
-            do { settle = try verify(webhooks, clock()) } catch {
+            do throws(WebhookRefusal) { settle = try verify(webhooks, clock()) } catch {
+                if case .verifierUnavailable = error {
+                    return finish(request, .error(status: 503, message: "\(error)"), route: route, result: "retry_later",
+                                  started: started, respond)
+                }
                 return finish(request, .error(status: 400, message: "\(error)"), route: route, result: "refused",
                               started: started, respond)
             }

@@ -48,13 +48,17 @@ public final class BadgeService: Sendable {
         public var reportInternalError: @Sendable (String) -> Void
         /// Receives a line for each payment provider call that failed (no secret, no body).
         public var reportProviderFailure: @Sendable (String) -> Void
+        /// Receives a line for each store notification handled: its type and outcome, no token or id.
+        public var reportStoreNotification: @Sendable (String) -> Void
 
         public init(catalogCacheSeconds: Int64 = 1,
                     reportInternalError: @escaping @Sendable (String) -> Void = { _ in },
-                    reportProviderFailure: @escaping @Sendable (String) -> Void = { _ in }) {
+                    reportProviderFailure: @escaping @Sendable (String) -> Void = { _ in },
+                    reportStoreNotification: @escaping @Sendable (String) -> Void = { _ in }) {
             self.catalogCacheSeconds = catalogCacheSeconds
             self.reportInternalError = reportInternalError
             self.reportProviderFailure = reportProviderFailure
+            self.reportStoreNotification = reportStoreNotification
         }
     }
 
@@ -72,6 +76,8 @@ public final class BadgeService: Sendable {
     /// a store missing here answers its subscriptions provider_not_configured.
     let subscriptionStores: [any SubscriptionStore]
     let configuration: Configuration
+    /// Listeners of verified store refunds after the badge ledger's (``storeNotificationListeners``).
+    let extraStoreListeners: [any StoreNotificationListener]
     let schema = BadgeRPCSchema.shared
     /// Anonymous bodies decoded on the event loop, by their bytes (``RecentRequests``).
     let recentAnonymousRequests = RecentRequests()
@@ -82,7 +88,9 @@ public final class BadgeService: Sendable {
                 newEntryId: @escaping @Sendable () -> String = randomEntryId,
                 newInvoiceId: @escaping @Sendable () -> String = randomInvoiceId, providers: PaymentProviders = .init(),
                 appStore: AppStoreFunding? = nil, googlePlay: GooglePlayFunding? = nil,
-                subscriptionStores: [any SubscriptionStore] = [], configuration: Configuration = .init()) {
+                subscriptionStores: [any SubscriptionStore] = [], configuration: Configuration = .init(),
+                storeNotificationListeners: [any StoreNotificationListener] = []) {
+        self.extraStoreListeners = storeNotificationListeners
         self.appStore = appStore
         self.googlePlay = googlePlay
         let products = StoreProductCache(store: store, lifetime: configuration.catalogCacheSeconds, clock: clock)

@@ -11,6 +11,11 @@ public enum WebhookRefusal: Error, Hashable, Sendable, CustomStringConvertible {
     case stale
     /// Signed, but not the JSON the provider sends.
     case malformedEvent(String)
+    /// A store's signed notification or push token that does not verify (why, never the token).
+    case unverifiable(String)
+    /// The keys a push token is checked with could not be fetched: answered 503, so the
+    /// provider delivers again.
+    case verifierUnavailable(String)
 
     public var description: String {
         switch self {
@@ -19,6 +24,8 @@ public enum WebhookRefusal: Error, Hashable, Sendable, CustomStringConvertible {
         case .signatureMismatch: "signature does not match"
         case .stale: "signature timestamp outside the tolerance"
         case .malformedEvent(let why): "malformed event: \(why)"
+        case .unverifiable(let why): "does not verify: \(why)"
+        case .verifierUnavailable(let why): "cannot be verified now: \(why)"
         }
     }
 }

@@ -65,7 +65,8 @@ enum ServiceAssembly {
                                    subscriptionStores: [apple?.subscriptions(products: { StoreProducts(try store.read { try $0.storeProducts() }) })]
                                        .compactMap { $0 },
                                    configuration: .init(reportInternalError: { ServiceLog.error($0) },
-                                                        reportProviderFailure: { ServiceLog.warning($0) }))
+                                                        reportProviderFailure: { ServiceLog.warning($0) },
+                                                        reportStoreNotification: { ServiceLog.info($0) }))
         let front: TrustedFront
         do { front = try config.frontToken.map { try TrustedFront.enabled(token: $0) } ?? .disabled } catch {
             throw CommandFailure("[rpc] front_token: \(error)")

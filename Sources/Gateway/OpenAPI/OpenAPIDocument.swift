@@ -144,8 +144,35 @@ public enum OpenAPIDocument {
                 requestBody: ["required": true, "content": ["application/json": ["schema": [:]]]],
                 responses: responses)]
         }
+        for webhook in storeWebhooks {
+            var responses = httpLayerResponses(besides: [400, 501, 503])
+            responses["200"] = ["description": .string("Handled: `applied` (\(webhook.applied)), `duplicate` (\(webhook.dedupe) already handled), or `ignored` (verified, but a type this service does not act on, or of nothing it credited)."),
+                                "content": ["application/json": ["schema": ref("webhookStatus")]]]
+            responses["400"] = ["description": .string("\(webhook.refused); nothing changes, and the reason is logged. Or the HTTP layer's refusal."),
+                                "content": ["application/json": ["schema": ref("httpError")]]]
+            responses["501"] = ["description": .string("This deployment has no [\(webhook.section)] section: the webhook is not configured."),
+                                "content": ["application/json": ["schema": ref("httpError")]]]
+            responses["503"] = ["description": .string("Deliver again later: \(webhook.retry), or the worker queue is full (`busy`). Or the HTTP layer's refusal."),
+                                "content": ["application/json": ["schema": ["oneOf": [ref("webhookStatus"), ref("httpError")]]]]]
+            paths["/webhooks/\(webhook.section)"] = ["post": operation(
+                id: webhook.id, summary: webhook.summary,
+                requestBody: ["required": true, "content": ["application/json": ["schema": webhook.body]]],
+                responses: responses)]
+        }
         return paths
     }
+
+    /// The store notification webhooks (README, App Store and Google Play): beyond the spec.
+    static let storeWebhooks: [(section: String, id: String, summary: String, body: JSONValue, applied: String, dedupe: String,
+                                refused: String, retry: String)] = [
+        (section: "apple", id: "appleNotificationWebhook",
+         summary: "App Store Server Notifications V2: the signed payload and its transaction verified against [apple] root_certificates and bundle_id, then a REFUND or REVOKE applied once (README, App Store).",
+         body: ["type": "object", "properties": ["signedPayload": ["type": "string", "description": "A JWS signed by Apple's PKI."]],
+                "required": ["signedPayload"]],
+         applied: "a refund debited, a subscription ended", dedupe: "a notificationUUID",
+         refused: "The body is not `{\"signedPayload\": …}`, or the payload or its transaction does not verify (a forged or unknown chain, another bundle id, a bad signature)",
+         retry: "the database failed (`retry_later`)"),
+    ]
 
     static func operation(id: String, summary: String, requestBody: JSONValue? = nil, responses: JSONObject,
                           security: JSONValue? = nil) -> JSONValue {
