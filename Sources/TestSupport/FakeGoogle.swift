@@ -2,8 +2,9 @@ import Foundation
 import HTTPServer
 import Locking
 
-/// A fake Google on 127.0.0.1 over real HTTP: the OAuth token endpoint (`POST /token`) and
-/// androidpublisher (`/androidpublisher/v3/applications/{package}/…`), answering from scripts.
+/// A fake Google on 127.0.0.1 over real HTTP: the OAuth token endpoint (`POST /token`),
+/// androidpublisher (`/androidpublisher/v3/applications/{package}/…`) and whatever else a test
+/// scripts (the push keys' JWKS, `GET /oauth2/v3/certs`), answering from scripts.
 /// Each route answers its scripted answers in turn and repeats the last one.
 public final class FakeGoogle: HTTPResponder, Sendable {
     public struct Answer: Sendable {
@@ -11,15 +12,18 @@ public final class FakeGoogle: HTTPResponder, Sendable {
         public var body: [UInt8]
         /// Seconds before answering (a slow Google).
         public var delay: Double = 0
+        /// Header fields besides `Content-Type` (the JWKS route's `Cache-Control`).
+        public var headers: [String: String] = [:]
 
-        public init(status: Int, body: [UInt8], delay: Double = 0) {
+        public init(status: Int, body: [UInt8], delay: Double = 0, headers: [String: String] = [:]) {
             self.status = status
             self.body = body
             self.delay = delay
+            self.headers = headers
         }
 
-        public static func json(_ status: Int, _ text: String, delay: Double = 0) -> Answer {
-            Answer(status: status, body: Array(text.utf8), delay: delay)
+        public static func json(_ status: Int, _ text: String, delay: Double = 0, headers: [String: String] = [:]) -> Answer {
+            Answer(status: status, body: Array(text.utf8), delay: delay, headers: headers)
         }
         public static func googleError(_ status: Int, _ reason: String) -> Answer {
             .json(status, #"{"error":{"code":\#(status),"message":"\#(reason)","errors":[{"reason":"\#(reason)"}]}}"#)
@@ -68,7 +72,9 @@ public final class FakeGoogle: HTTPResponder, Sendable {
             if route == "/token" { s.tokensIssued += 1; return Self.token(s.tokensIssued) }
             return .googleError(404, "notFound")
         }
-        let response = HTTPResponse(status: answer.status, headers: ["Content-Type": "application/json"], body: answer.body)
+        var headers: HTTPHeaders = ["Content-Type": "application/json"]
+        for (name, value) in answer.headers { headers.add(name: name, value: value) }
+        let response = HTTPResponse(status: answer.status, headers: headers, body: answer.body)
         if answer.delay > 0 {
             DispatchQueue.global().asyncAfter(deadline: .now() + answer.delay) { respond(response) }
         } else {

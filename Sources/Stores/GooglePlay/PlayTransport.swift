@@ -7,9 +7,12 @@ import FoundationNetworking
 public struct PlayHTTPResponse: Sendable, Equatable {
     public var status: Int
     public var body: [UInt8]
-    public init(status: Int, body: [UInt8]) {
+    /// The header fields, names lower-cased (the JWKS fetch reads `cache-control`).
+    public var headers: [String: String]
+    public init(status: Int, body: [UInt8], headers: [String: String] = [:]) {
         self.status = status
         self.body = body
+        self.headers = headers
     }
 }
 
@@ -64,6 +67,7 @@ private final class CappedBodyReader: NSObject, URLSessionDataDelegate, @uncheck
     private let limit: Int
     private let lock = NSLock()
     private var status = 0
+    private var headers: [String: String] = [:]
     private var body: [UInt8] = []
     private var overflow = false
     private var failure: (any Error)?
@@ -75,6 +79,9 @@ private final class CappedBodyReader: NSObject, URLSessionDataDelegate, @uncheck
         let tooLarge = response.expectedContentLength > Int64(limit)
         lock.withLock {
             status = (response as? HTTPURLResponse)?.statusCode ?? 0
+            for (name, value) in (response as? HTTPURLResponse)?.allHeaderFields ?? [:] {
+                if let name = name as? String, let value = value as? String { headers[name.lowercased()] = value }
+            }
             if tooLarge { overflow = true }
         }
         completionHandler(tooLarge ? .cancel : .allow)
@@ -94,13 +101,15 @@ private final class CappedBodyReader: NSObject, URLSessionDataDelegate, @uncheck
     }
 
     func response() throws(PlayTransportFailure) -> PlayHTTPResponse {
-        let (status, body, overflow, failure) = lock.withLock { (self.status, self.body, self.overflow, self.failure) }
+        let (status, body, headers, overflow, failure) = lock.withLock {
+            (self.status, self.body, self.headers, self.overflow, self.failure)
+        }
         if overflow { throw .tooLarge(limit) }
         if let failure {
             let error = failure as NSError
             throw .noAnswer(error.code == NSURLErrorTimedOut ? "timed out" : "failed (\(error.domain) \(error.code))")
         }
         guard status > 0 else { throw .noAnswer("no HTTP status") }
-        return PlayHTTPResponse(status: status, body: body)
+        return PlayHTTPResponse(status: status, body: body, headers: headers)
     }
 }
