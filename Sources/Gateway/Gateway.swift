@@ -82,7 +82,7 @@ struct Endpoints: Sendable {
     /// The route name of each path, as `route` labels and access lines give it.
     static let routes = ["/rpc": "rpc", "/healthz": "healthz", "/readyz": "readyz", "/metrics": "metrics", "/schema": "schema",
                          "/webhooks/stripe": "webhook_stripe", "/webhooks/btcpay": "webhook_btcpay",
-                         "/webhooks/apple": "webhook_apple"]
+                         "/webhooks/apple": "webhook_apple", "/webhooks/google": "webhook_google"]
 
     /// The route of `path`, or `unrouted` for a path no route serves.
     func route(for path: String) -> String { Self.routes[path] ?? "unrouted" }
@@ -143,6 +143,11 @@ struct Endpoints: Sendable {
         router.add("POST", "/webhooks/apple") { request, respond in
             webhook(request, provider: "apple", respond: respond) { (_: WebhookVerifiers, _: Timestamp) throws(WebhookRefusal) -> Settle? in
                 try service.appStoreNotificationSettlement(body: request.body)
+            }
+        }
+        router.add("POST", "/webhooks/google") { request, respond in
+            webhook(request, provider: "google", respond: respond) { (_: WebhookVerifiers, now: Timestamp) throws(WebhookRefusal) -> Settle? in
+                try service.playNotificationSettlement(body: request.body, authorization: request.headers.first("Authorization"), now: now)
             }
         }
         return router

@@ -14,11 +14,16 @@ public struct GooglePlayFunding: Sendable {
     public let creditsTestPurchases: Bool
     /// Shared by every request: at most 300 Play subscription checks a minute on the purchase path.
     public let subscriptionChecks: PlayCheckLimiter
+    /// The authentication of real-time developer notifications (`POST /webhooks/google`); nil
+    /// when `[google]` names no push audience and account (the route answers 501).
+    public let push: PushAuthenticator?
 
-    public init(client: GooglePlayClient, creditsTestPurchases: Bool = false, subscriptionChecks: PlayCheckLimiter) {
+    public init(client: GooglePlayClient, creditsTestPurchases: Bool = false, subscriptionChecks: PlayCheckLimiter,
+                push: PushAuthenticator? = nil) {
         self.client = client
         self.creditsTestPurchases = creditsTestPurchases
         self.subscriptionChecks = subscriptionChecks
+        self.push = push
     }
 
     /// The reader of Play subscriptions the renewal checks use (no product claimed, no budget: that

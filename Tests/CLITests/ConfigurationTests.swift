@@ -208,6 +208,34 @@ import Testing
         }
     }
 
+    /// `[google]`'s push keys (POST /webhooks/google) go together: a part of them is one line per
+    /// missing key; none of them (the route answers 501) and both pass; the email and URL are typed.
+    @Test func thePlayPushKeysAreTypedAndGoTogether() throws {
+        let base = "[google]\npackage_name = chat.simplex.app\nservice_account = /p.json\n"
+        let path = try write(base + "push_audience = https://badges.example/webhooks/google\n")
+        #expect(try ServiceConfiguration.load(file: path, environment: [:]).incompletePaymentSections().map(\.description) == [
+            "\(path):1: [google] push_service_account is required with push_audience (the Pub/Sub push authentication)",
+        ])
+        let whole = try ServiceConfiguration.load(file: path, environment: [
+            "BADGE_SERVICE_GOOGLE_PUSH_SERVICE_ACCOUNT": "pubsub-push@badge-test.iam.gserviceaccount.com",
+            "BADGE_SERVICE_GOOGLE_PUSH_JWKS_URL": "http://127.0.0.1:9/certs",
+        ])
+        #expect(whole.incompletePaymentSections().isEmpty)
+        #expect(whole.google?.pushServiceAccount == "pubsub-push@badge-test.iam.gserviceaccount.com")
+        #expect(whole.google?.pushJWKSURL == "http://127.0.0.1:9/certs")
+        let push = try #require(try whole.google?.pushAuthenticator())
+        #expect(push.audience == "https://badges.example/webhooks/google" && push.keys.url == "http://127.0.0.1:9/certs")
+        // (write() reuses one file: each configuration is loaded before the next is written.)
+        let jwksOnly = try write(base + "push_jwks_url = http://127.0.0.1:9/certs\n")
+        #expect(try ServiceConfiguration.load(file: jwksOnly, environment: [:]).incompletePaymentSections().count == 2)
+        #expect(try ServiceConfiguration.load(file: try write(base), environment: [:]).google?.pushAuthenticator() == nil)
+        for bad in ["push_service_account = nobody", "push_service_account = a b@c.d", "push_jwks_url = certs.example"] {
+            #expect(throws: ConfigurationErrors.self, "\(bad)") {
+                try ServiceConfiguration.load(file: try write(base + bad + "\n"), environment: [:])
+            }
+        }
+    }
+
     /// `[apple]`'s App Store Server API key works whole or not at all: a part of it is one line
     /// per missing key; none of it (subscriptions not configured) and all of it pass.
     @Test func aPartOfTheAppStoreServerAPIKeyIsNamedKeyByKey() throws {

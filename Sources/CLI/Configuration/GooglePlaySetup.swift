@@ -15,7 +15,27 @@ extension GooglePlaySettings {
                                           tokenURL: tokenURL ?? GooglePlayEndpoint.defaultTokenURL,
                                           timeoutSeconds: Double(timeout), maxResponseBytes: maxResponseBytes)
         return GooglePlayFunding(client: GooglePlayClient(endpoint: endpoint, key: key),
-                                 creditsTestPurchases: creditsTestPurchases, subscriptionChecks: PlayCheckLimiter(clock: clock))
+                                 creditsTestPurchases: creditsTestPurchases, subscriptionChecks: PlayCheckLimiter(clock: clock),
+                                 push: try pushAuthenticator())
+    }
+
+    /// The push authentication of `POST /webhooks/google`: both `push_audience` and
+    /// `push_service_account`, or neither (then the route answers 501); the JWKS is fetched with
+    /// the section's `timeout` and `max_response_bytes`.
+    public func pushAuthenticator() throws -> PushAuthenticator? {
+        switch (pushAudience.flatMap { $0.isEmpty ? nil : $0 }, pushServiceAccount) {
+        case (nil, nil):
+            if pushJWKSURL != nil { throw CommandFailure("[google] push_jwks_url: needs push_audience and push_service_account") }
+            return nil
+        case (let audience?, let account?):
+            return PushAuthenticator(audience: audience, serviceAccountEmail: account,
+                                     keys: GoogleKeyCache(url: pushJWKSURL ?? GoogleKeyCache.defaultURL, timeoutSeconds: Double(timeout),
+                                                          maxResponseBytes: maxResponseBytes))
+        case (nil, _?):
+            throw CommandFailure("[google] push_audience: required with push_service_account (the push subscription's audience)")
+        case (_?, nil):
+            throw CommandFailure("[google] push_service_account: required with push_audience (the push subscription's service account email)")
+        }
     }
 
     /// The service account's JSON key file, read and its RSA key parsed.

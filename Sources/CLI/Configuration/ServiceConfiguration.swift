@@ -183,6 +183,15 @@ public struct ServiceConfiguration: Sendable, Equatable {
         }
         if let g = google {
             require("google", [("package_name", g.packageName), ("service_account", g.serviceAccountFile)])
+            // The push keys are optional (without them POST /webhooks/google answers 501), but a part of them is a mistake.
+            let push = [("push_audience", g.pushAudience), ("push_service_account", g.pushServiceAccount)]
+            if push.contains(where: { !($0.1 ?? "").isEmpty }) || g.pushJWKSURL != nil {
+                let at = presence(ofSection: "google") ?? .builtIn
+                for (key, value) in push where (value ?? "").isEmpty {
+                    errors.append(.incompleteKeySet(section: "google", key: key, set: push.map(\.0),
+                                                    purpose: "the Pub/Sub push authentication", at: at))
+                }
+            }
         }
         // The App Store Server API key is optional (without it, subscriptions answer
         // provider_not_configured), but a part of it is a mistake.

@@ -102,6 +102,12 @@ public struct GooglePlaySettings: StoreSettings {
     public var timeout = GooglePlaySettings.defaultTimeoutSeconds
     /// Bytes of an answer from Google read at most; a larger one is `internal`.
     public var maxResponseBytes = GooglePlaySettings.defaultMaxResponseBytes
+    /// The `aud` of the Pub/Sub push subscription's OIDC tokens (`POST /webhooks/google`).
+    public var pushAudience: String?
+    /// The service account the push subscription signs its tokens as (their `email`).
+    public var pushServiceAccount: String?
+    /// Google's JWKS, the keys push tokens are signed with (Google's by default).
+    public var pushJWKSURL: String?
 
     public static let defaultTimeoutSeconds = 10
     public static let defaultMaxResponseBytes = 1 << 20
@@ -121,6 +127,15 @@ public struct GooglePlaySettings: StoreSettings {
         .text("service_account", \.serviceAccountFile), .url("api_url", \.apiURL), .url("token_url", \.tokenURL),
         .integer("timeout", \.timeout, in: 1...120),
         .integer("max_response_bytes", \.maxResponseBytes, in: 1024...(64 << 20)),
+        .text("push_audience", \.pushAudience),
+        StoreKey("push_service_account", read: { s, v throws(ConfigurationKey.Rejection) in
+            let parts = v.split(separator: "@", omittingEmptySubsequences: false)
+            guard parts.count == 2, !parts[0].isEmpty, parts[1].contains("."), !v.contains(where: \.isWhitespace) else {
+                throw ConfigurationKey.Rejection(expected: "a service account email such as pubsub-push@project.iam.gserviceaccount.com")
+            }
+            s.pushServiceAccount = v
+        }, show: { $0.pushServiceAccount }),
+        .url("push_jwks_url", \.pushJWKSURL),
     ]
 }
 

@@ -172,6 +172,16 @@ public enum OpenAPIDocument {
          applied: "a refund debited, a subscription ended", dedupe: "a notificationUUID",
          refused: "The body is not `{\"signedPayload\": …}`, or the payload or its transaction does not verify (a forged or unknown chain, another bundle id, a bad signature)",
          retry: "the database failed (`retry_later`)"),
+        (section: "google", id: "googleNotificationWebhook",
+         summary: "Play real-time developer notifications by Pub/Sub push: the `Authorization: Bearer` OIDC token checked against Google's keys, [google] push_audience and push_service_account, then a voided purchase or SUBSCRIPTION_REVOKED applied once (README, Google Play). Answers 501 without those keys.",
+         body: ["type": "object",
+                "properties": ["message": ["type": "object", "properties": ["data": ["type": "string", "description": "A base64 DeveloperNotification."],
+                                                                          "messageId": ["type": "string"]]],
+                               "subscription": ["type": "string"]],
+                "required": ["message"]],
+         applied: "a refund debited, a subscription ended", dedupe: "a messageId",
+         refused: "The bearer token is missing or does not pass (signature, iss, aud, email, expiry), the body is not a Pub/Sub push of a DeveloperNotification, or it is for another package",
+         retry: "Google's signing keys could not be fetched or the database failed (`retry_later`)"),
     ]
 
     static func operation(id: String, summary: String, requestBody: JSONValue? = nil, responses: JSONObject,
