@@ -33,6 +33,8 @@ struct BadgeLedgerRefunds: StoreNotificationListener {
                 let s = try service.renewalSnapshot(w, purchase: purchase, funding: funding)
                 if s.endsCoverage(reading, at: now) {
                     let rows = try s.coverageEnding(at: now, newId: service.newEntryId)
+                    // A refund empties the purchase, so it ends a pause too, as the renewal check does.
+                    try w.endPause(purchaseId: purchaseId, expected: s.pausedSince)
                     try w.appendLedger(purchaseId: purchaseId, expectedCount: s.rows.count, entries: rows)
                     var ended = reading
                     ended.state = .ended
