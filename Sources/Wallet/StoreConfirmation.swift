@@ -89,16 +89,15 @@ public struct CoinStores: Sendable {
     }
 
     /// The Play order id; a purchase without one (a promo code's) is known by the SHA-256 of
-    /// its token, so the token itself is never stored.
+    /// its token (unpadded base64url, as the badge path's Play payments are), so the token
+    /// itself is never stored.
     public static func playReference(orderId: String?, token: String) -> String {
         if let orderId, !orderId.isEmpty { return orderId }
-        return "token-sha256:" + hex(SHA256.hash(Array(token.utf8)))
+        return playTokenReference(tokenSHA256: Base64URL.encode(SHA256.hash(Array(token.utf8)), padded: false))
     }
 
-    static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef")
-        return String(bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] })
-    }
+    /// The reference of a Play purchase without an order id, from its token's digest.
+    public static func playTokenReference(tokenSHA256: String) -> String { "token-sha256:" + tokenSHA256 }
 
     static func code(_ answer: AppStoreAnswerClass) -> WalletRefusal.Code {
         switch answer {

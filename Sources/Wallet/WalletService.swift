@@ -113,7 +113,7 @@ public final class WalletService: Sendable {
         guard allowsDevGrants else {
             return WalletAnswer(WalletRefusal(.devGrantsDisabled, "a purchase without a store payload is a dev grant, and dev grants are off"))
         }
-        let row = CoinRow(entryKey: "dev_grant:" + CoinStores.hex(SecureRandom.bytes(16)), account: account, kind: .devGrant,
+        let row = CoinRow(entryKey: "dev_grant:" + Base64URL.encode(SecureRandom.bytes(16), padded: false), account: account, kind: .devGrant,
                           channel: "dev", externalRef: nil, packId: pack.packId, coins: pack.coins, grossUsdCents: 0, netUsdCents: 0,
                           createdAt: now)
         do {
@@ -135,29 +135,34 @@ public final class WalletService: Sendable {
     }
 
     /// Reverses the coins of the purchase the store knows by `externalRef` on `channel`
-    /// (`apple`: the transaction id; `google`: the order id, see ``CoinStores/playReference(orderId:token:)``):
-    /// one reversal row, once, even when the account has spent the coins (then it owes them).
+    /// (`apple`: the transaction id; `google`: the order id, see ``CoinStores/playReference(orderId:token:)``)
+    /// in a transaction of its own; see ``reverse(channel:externalRef:in:at:)``.
     public func reverse(channel: String, externalRef: String) throws -> ReversalOutcome {
         let now = clock()
-        let key = Self.reversalKey(channel: channel, externalRef: externalRef)
         for _ in 0..<2 {
             do {
-                return try store.writeWallet { w in
-                    guard let purchase = try w.coinRow(entryKey: Self.purchaseKey(channel: channel, externalRef: externalRef)) else {
-                        return .unknownPurchase
-                    }
-                    if try w.coinRow(entryKey: key) != nil { return .alreadyReversed }
-                    let row = CoinRow(entryKey: key, account: purchase.account, kind: .reversal, channel: channel,
-                                      externalRef: externalRef, packId: purchase.packId, coins: -purchase.coins,
-                                      grossUsdCents: purchase.grossUsdCents, netUsdCents: purchase.netUsdCents, createdAt: now)
-                    try w.appendCoinRow(row)
-                    return .reversed(row)
-                }
+                return try store.writeWallet { try Self.reverse(channel: channel, externalRef: externalRef, in: $0, at: now) }
             } catch StorageError.conflict {
                 continue
             }
         }
         return .alreadyReversed
+    }
+
+    /// Inside the caller's write transaction (a store notification's, which also records its
+    /// delivery): one reversal row taking the purchase's coins back from its account, once,
+    /// even when the account has spent them (then the balance shows the debt).
+    public static func reverse(channel: String, externalRef: String, in w: any WalletWriter, at now: Timestamp) throws -> ReversalOutcome {
+        guard let purchase = try w.coinRow(entryKey: purchaseKey(channel: channel, externalRef: externalRef)) else {
+            return .unknownPurchase
+        }
+        let key = reversalKey(channel: channel, externalRef: externalRef)
+        if try w.coinRow(entryKey: key) != nil { return .alreadyReversed }
+        let row = CoinRow(entryKey: key, account: purchase.account, kind: .reversal, channel: channel,
+                          externalRef: externalRef, packId: purchase.packId, coins: -purchase.coins,
+                          grossUsdCents: purchase.grossUsdCents, netUsdCents: purchase.netUsdCents, createdAt: now)
+        try w.appendCoinRow(row)
+        return .reversed(row)
     }
 
     private func failed(_ doing: String, _ error: any Error) -> WalletAnswer {

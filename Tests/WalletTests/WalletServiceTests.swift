@@ -1,4 +1,5 @@
 import BadgeCore
+import Crypto
 import Foundation
 import JSON
 import Storage
@@ -121,6 +122,25 @@ import TestSupport
             // The refunded purchase presented again: Play still says purchased, the wallet credits nothing more.
             let again = h.purchase(Self.google("large", "t.large"), account: Accounts.alice)
             #expect(again.answer.result == "replayed" && h.balance(Accounts.alice).balance == 90)
+        }
+    }
+
+    @Test func aPlayPurchaseWithoutAnOrderIdIsKnownByItsTokensDigestNeverTheToken() throws {
+        let promo = #"{"purchaseTimeMillis":"1773140000000","purchaseState":0,"purchaseType":1,"consumptionState":0,"acknowledgementState":0}"#
+        let fake = FakeGoogle()
+        fake.script("GET", "purchases/products/coins_small_01/tokens/t.promo", .json(200, promo))
+        try fake.serve { base in
+            let h = try WalletHarness(stores: CoinStores(googlePlay: try WalletHarness.playClient(fake, base)))
+            let reply = h.purchase(Self.google("small", "t.promo"), account: Accounts.alice)
+            let digest = Base64URL.encode(SHA256.hash(Array("t.promo".utf8)), padded: false)
+            #expect(reply.answer.status == 200 && reply.json?["purchase"]?["externalRef"]?.stringValue == "token-sha256:" + digest)
+            #expect(try h.store.readWallet { try $0.coinRows(account: Accounts.alice, limit: 10) }.allSatisfy { $0.externalRef?.contains("t.promo") == false })
+            let reference = CoinStores.playTokenReference(tokenSHA256: digest)
+            guard case .reversed = try h.wallet.reverse(channel: "google", externalRef: reference) else {
+                Issue.record("not reversed")
+                return
+            }
+            #expect(h.balance(Accounts.alice) == (0, 0, 2))
         }
     }
 
