@@ -169,12 +169,19 @@ struct Endpoints: Sendable {
                       answer: @escaping @Sendable (WalletService, String) -> WalletAnswer) {
         let started = ContinuousClock.now
         guard let wallet else { return walletFinish(request, .notDeployed, route: route, started: started, respond) }
+        // The front-token guessing limit of POST /rpc holds here too.
+        if request.headers.contains("Authorization"),
+           let wait = rateLimits.frontTokenRetryAfter(address: request.remoteAddress, now: clock().seconds) {
+            return walletFinish(request, .rateLimited("too many failed front tokens from this address", retryAfter: UInt32(clamping: wait)),
+                                route: route, started: started, respond)
+        }
         let accepted = pool.submit(key: request.remoteAddress) {
             switch authenticator.authenticate(signedRequest(request), now: clock()) {
             case .unsigned:
                 walletFinish(request, .unauthenticated("the wallet routes need a signed request (RFC 9421, as POST /rpc)"),
                              route: route, started: started, respond)
             case .invalid(let refusal):
+                if refusal == .frontTokenMismatch { rateLimits.frontTokenFailed(address: request.remoteAddress, now: clock().seconds) }
                 walletFinish(request, .unauthenticated(refusal.reason), route: route, started: started, respond)
             case .valid(let signer):
                 walletFinish(request, answer(wallet, signer.keyID), route: route, started: started, respond)

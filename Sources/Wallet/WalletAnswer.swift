@@ -30,6 +30,11 @@ public struct WalletAnswer: Sendable, Equatable {
     /// The refusal of a request whose signature did not verify (`reason` names the check).
     public static func unauthenticated(_ reason: String) -> WalletAnswer { WalletAnswer(WalletRefusal(.unauthenticated, reason)) }
 
+    /// Too many failed attempts from this address; retry after `retryAfter` seconds.
+    public static func rateLimited(_ reason: String, retryAfter: UInt32) -> WalletAnswer {
+        WalletAnswer(WalletRefusal(.rateLimited, reason, retryAfter: retryAfter))
+    }
+
     /// A body that is not JSON of the route's request definition.
     public static func badRequest(_ reason: String) -> WalletAnswer { WalletAnswer(WalletRefusal(.badRequest, reason)) }
 }

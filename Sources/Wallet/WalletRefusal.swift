@@ -14,6 +14,8 @@ public struct WalletRefusal: Error, Sendable, Equatable {
         case testPurchase = "test_purchase"
         case paymentPending = "payment_pending"
         case devGrantsDisabled = "dev_grants_disabled"
+        /// Too many failed front tokens from the address (as on `/rpc`).
+        case rateLimited = "rate_limited"
         case providerNotConfigured = "provider_not_configured"
         case providerUnavailable = "provider_unavailable"
         case `internal`
@@ -27,6 +29,7 @@ public struct WalletRefusal: Error, Sendable, Equatable {
             case .unknownPack: 404
             case .receiptUsed, .paymentPending: 409
             case .packMismatch, .receiptInvalid, .testPurchase: 422
+            case .rateLimited: 429
             case .internal: 500
             case .providerNotConfigured: 501
             case .providerUnavailable: 503

@@ -83,12 +83,12 @@ extension WalletSchema {
         "error": {
           "properties": {
             "code": {"enum": ["bad_request", "unauthenticated", "unknown_pack", "pack_mismatch", "receipt_invalid", "receipt_used",
-                              "test_purchase", "payment_pending", "dev_grants_disabled", "provider_not_configured",
+                              "test_purchase", "payment_pending", "dev_grants_disabled", "rate_limited", "provider_not_configured",
                               "provider_unavailable", "internal"]},
             "message": {"type": "string"}
           },
           "optionalProperties": {
-            "retryAfter": {"type": "uint32", "metadata": {"description": "Seconds to wait, with payment_pending and provider_unavailable."}}
+            "retryAfter": {"type": "uint32", "metadata": {"description": "Seconds to wait, with payment_pending, rate_limited and provider_unavailable."}}
           }
         }
       }

@@ -196,6 +196,32 @@ import Testing
         }
     }
 
+    /// The wallet's account is whoever `/rpc` would take the request from: a trusted front's
+    /// forwarded key counts, and wrong front tokens are limited per address as on `/rpc`.
+    @Test func aTrustedFrontsKeyIsAnAccountAndWrongFrontTokensAreLimited() async throws {
+        let token = String(repeating: "F", count: 40)
+        try await onOwnThread {
+            let service = try ServiceProcess(data: TemporaryDirectory("e2e-wallet-front"),
+                                             environment: ["BADGE_SERVICE_RPC_FRONT_TOKEN": token,
+                                                           "BADGE_SERVICE_WALLET_ALLOW_DEV_COIN_GRANTS": "on"],
+                                             executable: try AppStoreEndToEndTests.release)
+            defer { _ = service.stop() }
+            let key = Ed25519PrivateKey().publicKey.purchaseKeyText
+            func front(_ bearer: String, _ method: String, _ path: String, _ body: JSONValue? = nil) throws -> HTTPReply {
+                var headers = ["Authorization": "Bearer " + bearer, "Badge-Signer-Key": key]
+                if body != nil { headers["Content-Type"] = "application/json" }
+                return try HTTP.request(method, service.url + path, body: body?.serialized(), headers: headers)
+            }
+            let granted = try front(token, "POST", "/wallet/coins/purchase", ["packId": "starter"])
+            #expect(granted.status == 200, "\(granted.text)")
+            #expect(try front(token, "GET", "/wallet").json?["balance"]?.numberValue?.exactInt == 90)
+            for _ in 0..<10 { #expect(try front("wrong-" + token, "GET", "/wallet").status == 401) }
+            let limited = try front("wrong-" + token, "GET", "/wallet")
+            #expect(limited.status == 429 && limited.json?["error"]?["code"]?.stringValue == "rate_limited", "\(limited.text)")
+            #expect(limited.headers["retry-after"] != nil)
+        }
+    }
+
     /// The store's answer delayed, the service killed with SIGKILL around the moment it arrives
     /// (before, while and just after it is credited), restarted on the same data, and the purchase
     /// presented again with the store saying the same: each purchase is credited exactly once.

@@ -22,7 +22,7 @@ extension OpenAPIDocument {
             responses: walletResponses(codes: [.providerNotConfigured], success: ("coinPackages", "The pack table.")))]
         paths["/wallet"] = ["get": operation(
             id: "wallet", summary: "The signing account's coin balance, debt and newest ledger rows. Signed as `POST /rpc` is (the body is empty).",
-            responses: walletResponses(codes: [.unauthenticated, .internal, .providerNotConfigured, .providerUnavailable],
+            responses: walletResponses(codes: [.unauthenticated, .rateLimited, .internal, .providerNotConfigured, .providerUnavailable],
                                        success: ("wallet", "The balance and rows."))
             , security: [["httpMessageSignature": []], ["trustedFront": []]])]
         var purchase = walletResponses(codes: WalletRefusal.Code.allCases,
@@ -51,7 +51,7 @@ extension OpenAPIDocument {
                 schema = ["oneOf": [ref("walletError"), ref("httpError")]]
             }
             var response: JSONObject = ["description": .string(text), "content": ["application/json": ["schema": schema]]]
-            if codes.contains(where: { $0 == .paymentPending || $0 == .providerUnavailable }) || HTTPLayerRefusal.withRetryAfter.contains(status) {
+            if codes.contains(where: { $0 == .paymentPending || $0 == .providerUnavailable || $0 == .rateLimited }) || HTTPLayerRefusal.withRetryAfter.contains(status) {
                 response["headers"] = retryAfterHeader
             }
             responses[String(status)] = .object(response)
