@@ -6,6 +6,7 @@ import JSON
 import Logging
 import RequestAuth
 import Schema
+import Wallet
 import Webhooks
 
 /// The HTTP surface (README, HTTP surface): `POST /rpc`, the operational `GET` routes, and
@@ -20,10 +21,10 @@ public struct Gateway: HTTPResponder {
 
     public init(service: BadgeService, authenticator: RequestAuthenticator, pool: WorkerPool, metrics: Metrics,
                 accessLog: AccessLog?, clock: @escaping @Sendable () -> Timestamp, readiness: @escaping @Sendable () -> Readiness,
-                rateLimits: RateLimits = RateLimits(), webhooks: WebhookVerifiers = .init()) {
+                rateLimits: RateLimits = RateLimits(), webhooks: WebhookVerifiers = .init(), wallet: WalletService? = nil) {
         endpoints = Endpoints(service: service, authenticator: authenticator, pool: pool, metrics: metrics,
                               accessLog: accessLog, clock: clock, readiness: readiness, rateLimits: rateLimits,
-                              webhooks: webhooks)
+                              webhooks: webhooks, wallet: wallet)
         router = endpoints.router()
     }
 
@@ -78,11 +79,15 @@ struct Endpoints: Sendable {
     /// Failed guesses per key and address (`rate_limited`).
     let rateLimits: RateLimits
     let webhooks: WebhookVerifiers
+    /// The coin wallet's routes answer provider_not_configured without it.
+    let wallet: WalletService?
 
     /// The route name of each path, as `route` labels and access lines give it.
     static let routes = ["/rpc": "rpc", "/healthz": "healthz", "/readyz": "readyz", "/metrics": "metrics", "/schema": "schema",
                          "/webhooks/stripe": "webhook_stripe", "/webhooks/btcpay": "webhook_btcpay",
-                         "/webhooks/apple": "webhook_apple", "/webhooks/google": "webhook_google"]
+                         "/webhooks/apple": "webhook_apple", "/webhooks/google": "webhook_google",
+                         "/wallet": "wallet", "/wallet/coin-packages": "wallet_coin_packages",
+                         "/wallet/coins/purchase": "wallet_purchase"]
 
     /// The route of `path`, or `unrouted` for a path no route serves.
     func route(for path: String) -> String { Self.routes[path] ?? "unrouted" }
@@ -150,7 +155,58 @@ struct Endpoints: Sendable {
                 try service.playNotificationSettlement(body: request.body, authorization: request.headers.first("Authorization"), now: now)
             }
         }
+        router.add("GET", "/wallet/coin-packages") { request, respond in
+            // The table is in memory: answered on the event loop.
+            walletFinish(request, wallet?.coinPackages() ?? .notDeployed, route: "wallet_coin_packages", started: .now, respond)
+        }
+        router.add("GET", "/wallet") { request, respond in
+            walletSigned(request, route: "wallet", respond: respond) { wallet, account in wallet.wallet(account: account) }
+        }
+        router.add("POST", "/wallet/coins/purchase") { request, respond in
+            guard let type = request.headers.first("Content-Type"), Self.isJSON(type) else {
+                return walletFinish(request, WalletAnswer(status: 415, .badRequest("Content-Type must be application/json")),
+                                    route: "wallet_purchase", started: .now, respond)
+            }
+            walletSigned(request, route: "wallet_purchase", respond: respond) { wallet, account in
+                wallet.purchase(body: request.body, account: account)
+            }
+        }
         return router
+    }
+
+    /// A wallet route for the signing account: on the worker pool (the signature check, SQLite
+    /// and the stores may block), signed as `/rpc` is; the account is the verified key.
+    func walletSigned(_ request: HTTPRequest, route: String, respond: @escaping @Sendable (HTTPResponse) -> Void,
+                      answer: @escaping @Sendable (WalletService, String) -> WalletAnswer) {
+        let started = ContinuousClock.now
+        guard let wallet else { return walletFinish(request, .notDeployed, route: route, started: started, respond) }
+        // The front-token guessing limit of POST /rpc holds here too.
+        if request.headers.contains("Authorization"),
+           let wait = rateLimits.frontTokenRetryAfter(address: request.remoteAddress, now: clock().seconds) {
+            return walletFinish(request, .rateLimited("too many failed front tokens from this address", retryAfter: UInt32(clamping: wait)),
+                                route: route, started: started, respond)
+        }
+        let accepted = pool.submit(key: request.remoteAddress) {
+            switch authenticator.authenticate(signedRequest(request), now: clock()) {
+            case .unsigned:
+                walletFinish(request, .unauthenticated("the wallet routes need a signed request (RFC 9421, as POST /rpc)"),
+                             route: route, started: started, respond)
+            case .invalid(let refusal):
+                if refusal == .frontTokenMismatch { rateLimits.frontTokenFailed(address: request.remoteAddress, now: clock().seconds) }
+                walletFinish(request, .unauthenticated(refusal.reason), route: route, started: started, respond)
+            case .valid(let signer):
+                walletFinish(request, answer(wallet, signer.keyID), route: route, started: started, respond)
+            }
+        }
+        if !accepted { walletFinish(request, .busy, route: route, started: started, respond) }
+    }
+
+    func walletFinish(_ request: HTTPRequest, _ answer: WalletAnswer, route: String, started: ContinuousClock.Instant,
+                      _ respond: @Sendable (HTTPResponse) -> Void) {
+        var headers: HTTPHeaders = ["Content-Type": "application/json"]
+        if let retryAfter = answer.retryAfter { headers.add(name: "Retry-After", value: String(retryAfter)) }
+        finish(request, HTTPResponse(status: answer.status, headers: headers, body: answer.body), route: route,
+               result: answer.result, started: started, respond)
     }
 
     /// `POST /rpc`. An unsigned request is answered on the event loop when the RPC layer can do

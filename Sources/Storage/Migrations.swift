@@ -241,6 +241,26 @@ enum Migrations {
         DROP TABLE badge_store_products;
         ALTER TABLE badge_store_products_new RENAME TO badge_store_products;
         """),
+        // Issue 13: the coin wallet's ledger, one append-only row per purchase, reversal or dev
+        // grant. entry_key is the idempotency key (coin_purchase:<channel>:<ref>): a store's
+        // purchase funds one account once, platform-wide. No balance column: the balance is the
+        // rows' sum, and a reversal that outruns it shows as debt.
+        (10, """
+        CREATE TABLE wallet_coin_ledger (
+            row_id          INTEGER PRIMARY KEY,
+            entry_key       TEXT NOT NULL UNIQUE,
+            account         TEXT NOT NULL,
+            kind            TEXT NOT NULL CHECK (kind IN ('purchase', 'reversal', 'dev_grant')),
+            channel         TEXT NOT NULL CHECK (channel IN ('apple', 'google', 'dev')),
+            external_ref    TEXT,
+            pack_id         TEXT NOT NULL,
+            coins           INTEGER NOT NULL CHECK ((kind = 'reversal' AND coins < 0) OR (kind <> 'reversal' AND coins > 0)),
+            gross_usd_cents INTEGER NOT NULL CHECK (gross_usd_cents >= 0),
+            net_usd_cents   INTEGER NOT NULL CHECK (net_usd_cents >= 0 AND net_usd_cents <= gross_usd_cents),
+            created_at      INTEGER NOT NULL
+        );
+        CREATE INDEX wallet_coin_ledger_by_account ON wallet_coin_ledger (account, row_id);
+        """),
     ]
 
     static var latestVersion: Int { steps.last!.version }

@@ -73,6 +73,20 @@ public final class FakeAppStore: @unchecked Sendable {
         try post("/_control/script", request)
     }
 
+    /// What Get Transaction Info answers for `transactionId` in `environment` from now on: with
+    /// `ok`, a consumable transaction of this fake's bundle signed by its PKI, `transaction`
+    /// replacing its fields (null removes one); the other modes as for ``script(_:environment:mode:status:transaction:renewal:retryAfterSeconds:delaySeconds:responseEnvironment:)``.
+    public func scriptTransaction(_ transactionId: String, environment: String = "production", mode: String = "ok",
+                                  transaction: JSONObject = [:], retryAfterSeconds: Int? = nil, delaySeconds: Double? = nil) throws {
+        var request: JSONObject = [
+            "route": "transactions", "originalTransactionId": .string(transactionId), "environment": .string(environment),
+            "mode": .string(mode), "transaction": .object(transaction),
+        ]
+        if let retryAfterSeconds { request["retryAfterSeconds"] = .number(JSONNumber(retryAfterSeconds)) }
+        if let delaySeconds { request["delaySeconds"] = .number(JSONNumber(delaySeconds)) }
+        try post("/_control/script", request)
+    }
+
     /// Sets the fake's clock (token times, `signedDate`, `Retry-After`) to `unixSeconds` from now
     /// on, for a service running at a fake time under libfaketime.
     public func setClock(unixSeconds: Int64) throws {
@@ -82,8 +96,8 @@ public final class FakeAppStore: @unchecked Sendable {
     /// Forgets every script and recorded request.
     public func reset() throws { try post("/_control/reset", [:]) }
 
-    /// The status requests received, oldest first: `environment`, `originalTransactionId`,
-    /// `tokenAccepted`, `tokenRefusal`, `accept`.
+    /// The requests received, oldest first: `environment`, `originalTransactionId` (the id in the
+    /// path), `route` (`subscriptions` or `transactions`), `tokenAccepted`, `tokenRefusal`, `accept`.
     public func requests() throws -> [JSONValue] {
         let (data, _) = try FakePayments.http("GET", "http://127.0.0.1:\(port)/_control/requests", body: nil)
         return try JSONValue.parse([UInt8](data)).arrayValue ?? []

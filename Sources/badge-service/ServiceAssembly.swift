@@ -8,6 +8,7 @@ import Locking
 import Logging
 import RequestAuth
 import Storage
+import Wallet
 
 /// The composition root: builds the store, the issuer, the RPC layer, the gateway and the HTTP
 /// server from a checked configuration, and runs them until SIGTERM or SIGINT; SIGHUP reloads.
@@ -42,6 +43,12 @@ enum ServiceAssembly {
         for warning in config.unusedSectionWarnings(deployedVerifiers: BadgeService.deployedVerifiers) {
             ServiceLog.warning(warning)
         }
+        // [wallet]: a packs file is read now, so a mistake stops the start.
+        let coinPacks = try config.coinPackTable()
+        if config.allowDevCoinGrants {
+            ServiceLog.warning("[wallet] allow_dev_coin_grants is on: a coin purchase without a store payload grants coins; "
+                               + "switch it off wherever real money flows")
+        }
         // Printed absolute: the default data directory depends on the working directory.
         let dataDirectory = URL(fileURLWithPath: config.dataDirectory).standardizedFileURL.path
         if !FileManager.default.fileExists(atPath: config.dataDirectory) {
@@ -67,6 +74,11 @@ enum ServiceAssembly {
                                    configuration: .init(reportInternalError: { ServiceLog.error($0) },
                                                         reportProviderFailure: { ServiceLog.warning($0) },
                                                         reportStoreNotification: { ServiceLog.info($0) }))
+        let wallet = WalletService(store: store, packs: coinPacks,
+                                   stores: CoinStores(appStore: apple?.serverAPI, googlePlay: googlePlay?.client,
+                                                      creditsTestPurchases: config.creditTestPurchases),
+                                   allowsDevGrants: config.allowDevCoinGrants, clock: systemClock,
+                                   report: { ServiceLog.warning($0) })
         let front: TrustedFront
         do { front = try config.frontToken.map { try TrustedFront.enabled(token: $0) } ?? .disabled } catch {
             throw CommandFailure("[rpc] front_token: \(error)")
@@ -99,7 +111,7 @@ enum ServiceAssembly {
                                           : .ready
                                   }
                               },
-                              rateLimits: RateLimits(rateLimitRules(config)), webhooks: webhooks)
+                              rateLimits: RateLimits(rateLimitRules(config)), webhooks: webhooks, wallet: wallet)
         let server = HTTPServer(
             configuration: HTTPServerConfiguration(
                 host: config.listenHost, port: config.listenPort,

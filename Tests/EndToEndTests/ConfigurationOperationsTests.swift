@@ -93,6 +93,32 @@ extension OperationsTests {
         #expect(try CLIResult.run(["config", "frobnicate"], in: dir.url).status == 2)
     }
 
+    /// `[wallet]`: its keys listed by `config check` with where they came from, the dev-grant
+    /// switch warned about, and a packs file that cannot be a table named in one line.
+    @Test func configCheckListsTheWalletKeysWarnsAboutDevGrantsAndNamesABadPacksFile() throws {
+        let file = try writeConfiguration("""
+            [wallet]
+            allow_dev_coin_grants = on
+            store_fee_percent = 15
+            """)
+        let r = try CLIResult.run(["config", "check", "--config", file], in: dir.url)
+        #expect(r.status == 0, "\(r.stderr)")
+        let lines = r.stdout.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ") }
+        for line in ["[wallet] allow_dev_coin_grants = on \(file):2", "[wallet] store_fee_percent = 15 \(file):3",
+                     "[wallet] packs_file = (unset) default"] {
+            #expect(lines.contains(line), "missing \(line) in \(r.stdout)")
+        }
+        #expect(r.stderr.contains("warning: [wallet] allow_dev_coin_grants is on"), "\(r.stderr)")
+
+        let packs = dir.file("packs.json")
+        try Data(#"[{"packId":"one","coins":95,"grossUsdCents":100,"appStoreProductId":"A","playProductId":"a"},{"packId":"one","coins":1,"grossUsdCents":1,"appStoreProductId":"B","playProductId":"b"}]"#.utf8)
+            .write(to: URL(fileURLWithPath: packs))
+        let bad = try CLIResult.run(["config", "check"], in: dir.url, environment: ["BADGE_SERVICE_WALLET_PACKS_FILE": packs])
+        #expect(bad.status == 1 && bad.stderr == "badge-service: [wallet] packs_file: \(packs): pack id one is repeated\n", "\(bad.stderr)")
+        let fee = try CLIResult.run(["config", "check"], in: dir.url, environment: ["BADGE_SERVICE_WALLET_STORE_FEE_PERCENT": "100"])
+        #expect(fee.status == 1 && fee.stderr.contains("BADGE_SERVICE_WALLET_STORE_FEE_PERCENT=100: expected an integer in 0...99"), "\(fee.stderr)")
+    }
+
     /// Each file-system failure is one line naming the path and the reason: never a Foundation
     /// error dump, never SQLite's "unable to open database file" alone.
     @Test func fileSystemFailuresAreOneLineNamingThePathAndTheReason() throws {

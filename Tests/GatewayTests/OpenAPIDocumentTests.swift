@@ -8,6 +8,7 @@ import Schema
 import Testing
 import Storage
 import TestSupport
+import Wallet
 
 /// `schema/badges-rpc.openapi.json` is what the generator writes, outside tools accept it, and
 /// it declares every status the service can answer.
@@ -61,13 +62,15 @@ import TestSupport
         }
     }
 
-    /// The schemas are the translation of the embedded JTD schema, plus the four the HTTP
-    /// surface adds.
+    /// The schemas are the translations of the embedded JTD schemas (the RPC's and the wallet's),
+    /// plus the four the HTTP surface adds.
     @Test func schemasAreTheJTDTranslation() throws {
-        let translation = try JSONSchemaTranslation(try JSONValue.parse(BadgeRPCSchema.text), options: .openAPI)
+        let definitions = try [BadgeRPCSchema.text, WalletSchema.text].flatMap {
+            try JSONSchemaTranslation(try JSONValue.parse($0), options: .openAPI).definitions
+        }
         let components = try #require(OpenAPIDocument.value["components"]?["schemas"]?.objectValue)
-        for d in translation.definitions { #expect(components[d.name] == d.schema, "\(d.name)") }
-        #expect(Set(components.keys).subtracting(translation.definitions.map(\.name)) == ["successResponse", "httpError", "probeStatus", "webhookStatus"])
+        for d in definitions { #expect(components[d.name] == d.schema, "\(d.name)") }
+        #expect(Set(components.keys).subtracting(definitions.map(\.name)) == ["successResponse", "httpError", "probeStatus", "webhookStatus"])
     }
 
     /// Every error code's status is declared on POST /rpc with the `error` body.

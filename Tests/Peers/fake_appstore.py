@@ -1,13 +1,18 @@
 """Fake App Store Server API on 127.0.0.1 for the App Store tests (real HTTP), driven by the tests.
 
-Serves the App Store Server API's Get All Subscription Statuses for two environments on one port, under
+Serves the App Store Server API's Get All Subscription Statuses and Get Transaction Info
+(GET /inApps/v1/transactions/{transactionId}, the coin wallet's) for two environments on one port, under
 the path prefixes /production and /sandbox, so a service configured with
 `api_url = http://127.0.0.1:PORT/production` and `sandbox_api_url = .../sandbox` calls them as it
 would call Apple. Each environment answers per original transaction id as a test scripted it:
 
   POST /_control/script {"originalTransactionId", "environment": "production"|"sandbox",
                          "mode", "status", "transaction": {...}, "renewal": {...},
-                         "retryAfterSeconds", "delaySeconds", "responseEnvironment"}
+                         "retryAfterSeconds", "delaySeconds", "responseEnvironment",
+                         "route": "subscriptions" (default) | "transactions"}
+  With route "transactions", "originalTransactionId" is the transaction id looked up, and ok
+  answers {"signedTransactionInfo": ...}: a consumable transaction signed by the test PKI with
+  the script's "transaction" fields over it.
   mode: ok (200, the status entry with transaction and renewal info signed by the test PKI),
         nosuch (200 naming no subscription), 401, 403, 404, 429 (Retry-After: a UNIX time in
         milliseconds, retryAfterSeconds ahead), 500, 503, garbage, huge and hugechunked (over
@@ -43,8 +48,9 @@ import appstore_peer
 PKI_DIR, PUBLIC_PEM, KEY_ID, ISSUER_ID, BUNDLE = sys.argv[1:6]
 APP_APPLE_ID = 1234567890
 PREFIX = "/inApps/v1/subscriptions/"
+TRANSACTIONS = "/inApps/v1/transactions/"
 lock = threading.Lock()
-scripts = {}          # (environment, originalTransactionId) -> script
+scripts = {}          # (route, environment, id) -> script
 requests_seen = []
 
 
@@ -98,6 +104,19 @@ clock_offset_ms = 0  # set by /_control/clock: the fake's now is the service's (
 
 def now_ms():
     return int(time.time() * 1000) + clock_offset_ms
+
+
+def signed_transaction_info(environment, transaction_id, script):
+    apple_env = "Sandbox" if environment == "sandbox" else "Production"
+    t = appstore_peer.transaction(transactionId=transaction_id, originalTransactionId=transaction_id, bundleId=BUNDLE,
+                                  environment=apple_env, signedDate=now_ms(), purchaseDate=now_ms() - 60000,
+                                  originalPurchaseDate=now_ms() - 60000, webOrderLineItemId=None)
+    for k, v in (script.get("transaction") or {}).items():
+        if v is None:
+            t.pop(k, None)
+        else:
+            t[k] = v
+    return {"signedTransactionInfo": appstore_peer.jws(t, PKI)}
 
 
 def signed_entry(environment, original, script):
@@ -164,21 +183,25 @@ class Handler(BaseHTTPRequestHandler):
             with lock:
                 return self.reply(200, requests_seen)
         environment, _, rest = path.lstrip("/").partition("/")
-        if environment not in ("production", "sandbox") or not ("/" + rest).startswith(PREFIX):
+        rest = "/" + rest
+        route = "transactions" if rest.startswith(TRANSACTIONS) else "subscriptions"
+        if environment not in ("production", "sandbox") or not (rest.startswith(PREFIX) or rest.startswith(TRANSACTIONS)):
             return self.reply(404, {"errorCode": 4040000, "errorMessage": "no such route"})
-        original = ("/" + rest)[len(PREFIX):]
+        original = rest[len(TRANSACTIONS if route == "transactions" else PREFIX):]
         refused = token_verdict(self.headers.get("Authorization"))
         with lock:
-            requests_seen.append({"environment": environment, "originalTransactionId": original,
+            requests_seen.append({"environment": environment, "originalTransactionId": original, "route": route,
                                   "tokenAccepted": refused is None, "tokenRefusal": refused,
                                   "accept": self.headers.get("Accept")})
-            script = dict(scripts.get((environment, original)) or {})
+            script = dict(scripts.get((route, environment, original)) or {})
         if refused is not None:
             return self.reply_raw(401, b"", "text/plain")
         mode = script.get("mode", "404" if not script else "ok")
         if mode == "slow":
             time.sleep(float(script.get("delaySeconds", 5)))
             mode = "ok"
+        if mode == "ok" and route == "transactions":
+            return self.reply(200, signed_transaction_info(environment, original, script))
         if mode == "ok":
             document = {"environment": script.get("responseEnvironment",
                                                   "Sandbox" if environment == "sandbox" else "Production"),
@@ -215,7 +238,8 @@ class Handler(BaseHTTPRequestHandler):
         if path == "/_control/script":
             req = json.loads(raw)
             with lock:
-                scripts[(req.get("environment", "production"), req["originalTransactionId"])] = req
+                scripts[(req.get("route", "subscriptions"), req.get("environment", "production"),
+                         req["originalTransactionId"])] = req
             return self.reply(200, {"ok": True})
         if path == "/_control/clock":
             global clock_offset_ms

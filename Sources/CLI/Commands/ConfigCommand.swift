@@ -25,6 +25,7 @@ enum ConfigCommand {
         guard incomplete.isEmpty else { throw ConfigurationErrors(incomplete) }
         // The key file serve would read at start, read now so its mistake shows here first.
         if let google = config.google { _ = try google.serviceAccountKey() }
+        _ = try config.coinPackTable()
         for line in listing(config) { output.out(line) }
         for warning in warnings(config) { output.err("badge-service: warning: \(warning)") }
     }
@@ -51,6 +52,10 @@ enum ConfigCommand {
         var lines = config.unusedSectionWarnings(deployedVerifiers: BadgeService.deployedVerifiers)
         if config.creditTestPurchases || config.askStoreEveryRequest {
             lines.append("[development] flags are on: never run this configuration where real money flows")
+        }
+        if config.allowDevCoinGrants {
+            lines.append("[wallet] allow_dev_coin_grants is on: a coin purchase without a store payload grants coins; "
+                         + "switch it off wherever real money flows")
         }
         return lines
     }

@@ -52,6 +52,13 @@ public struct ServiceConfiguration: Sendable, Equatable {
     public var google: GooglePlaySettings?
     public var stripe: StripeSettings?
     public var btcpay: BTCPaySettings?
+    // [wallet]
+    /// A coin purchase without a store payload grants the pack's coins (simulators); never where real money flows.
+    public var allowDevCoinGrants = false
+    /// The store's cut of a coin pack's price, in percent (its `netUsdCents`).
+    public var coinStoreFeePercent = 30
+    /// A JSON file replacing the built-in coin pack table.
+    public var coinPacksFile: String?
     // [development]
     public var creditTestPurchases = false
     public var askStoreEveryRequest = false
@@ -122,6 +129,9 @@ public struct ServiceConfiguration: Sendable, Equatable {
                 throw ConfigurationKey.Rejection(expected: "\(TrustedFront.minimumTokenLength) or more characters of A-Z a-z 0-9 - . _ ~ + / (then = padding)")
             }
         }),
+        .flag("wallet", "allow_dev_coin_grants", \.allowDevCoinGrants),
+        .integer("wallet", "store_fee_percent", \.coinStoreFeePercent, in: 0...99),
+        .path("wallet", "packs_file", \.coinPacksFile, shown: { $0.coinPacksFile }),
         .flag("development", "credit_test_purchases", \.creditTestPurchases),
         .flag("development", "ask_store_every_request", \.askStoreEveryRequest),
     ]

@@ -35,6 +35,7 @@ public enum OpenAPIDocument {
             fatalError("the embedded JTD schema does not translate: \(error)")
         }
         var components = translation.definitionsObject
+        for member in walletComponents().members { components[member.key] = member.value }
         let responseVariants = translation.definitions.map(\.name).filter { $0.hasPrefix("response.") && $0 != "response.error" }
         components["successResponse"] = [
             "description": "Every response but `error`: what a 200 carries.",
@@ -159,6 +160,7 @@ public enum OpenAPIDocument {
                 requestBody: ["required": true, "content": ["application/json": ["schema": webhook.body]]],
                 responses: responses)]
         }
+        for member in walletPaths().members { paths[member.key] = member.value }
         return paths
     }
 

@@ -49,23 +49,11 @@ public struct AppStoreServerAPI: Sendable {
 
     /// One call to one environment: the HTTP status when there was an answer, and its verdict.
     func ask(_ environment: Environment, originalTransactionId: String, now: Timestamp) -> (status: Int?, verdict: AppStoreStatusVerdict) {
-        let base = environment == .production ? productionURL : sandboxURL
-        let token: String
-        do { token = try key.token(at: now) } catch {
-            return (nil, .refused(AppStoreRefusal(.internal, "App Store Server API token: \(error)")))
-        }
         let response: AppStoreHTTPResponse
-        do {
-            response = try transport.get(url: base + "/inApps/v1/subscriptions/" + originalTransactionId,
-                                         headers: [("Authorization", "Bearer " + token), ("Accept", "application/json")],
-                                         timeoutSeconds: timeoutSeconds, maxResponseBytes: maxResponseBytes)
-        } catch {
-            switch error {
-            case .noAnswer(let why):
-                return (nil, .unavailable(reason: "App Store Server API (\(environment.rawValue)): \(why)", retryAfter: nil))
-            case .tooLarge(let limit):
-                return (nil, .refused(AppStoreRefusal(.internal, "App Store Server API (\(environment.rawValue)): an answer over \(limit) bytes")))
-            }
+        switch fetch(environment, path: "/inApps/v1/subscriptions/" + originalTransactionId, now: now) {
+        case .failure(.refused(let refusal)): return (nil, .refused(refusal))
+        case .failure(.unavailable(let reason)): return (nil, .unavailable(reason: reason, retryAfter: nil))
+        case .success(let answer): response = answer
         }
         let verdict = verifier.statusVerdict(httpStatus: response.status, retryAfterHeader: response.headers["retry-after"],
                                              body: response.body, originalTransactionId: originalTransactionId, now: now)
@@ -76,6 +64,33 @@ public struct AppStoreServerAPI: Sendable {
             return (response.status, .refused(AppStoreRefusal(refusal.answer, "\(refusal.reason) (\(environment.rawValue))")))
         case .read:
             return (response.status, verdict)
+        }
+    }
+
+    /// Why a call brought no answer to classify: this service's failure (token, cap) or none at all.
+    enum FetchFailure: Error {
+        case refused(AppStoreRefusal)
+        case unavailable(String)
+    }
+
+    /// One authorised GET of `path` in `environment`, with a fresh token, the timeout and the cap.
+    func fetch(_ environment: Environment, path: String, now: Timestamp) -> Result<AppStoreHTTPResponse, FetchFailure> {
+        let base = environment == .production ? productionURL : sandboxURL
+        let token: String
+        do { token = try key.token(at: now) } catch {
+            return .failure(.refused(AppStoreRefusal(.internal, "App Store Server API token: \(error)")))
+        }
+        do {
+            return .success(try transport.get(url: base + path,
+                                              headers: [("Authorization", "Bearer " + token), ("Accept", "application/json")],
+                                              timeoutSeconds: timeoutSeconds, maxResponseBytes: maxResponseBytes))
+        } catch {
+            switch error {
+            case .noAnswer(let why):
+                return .failure(.unavailable("App Store Server API (\(environment.rawValue)): \(why)"))
+            case .tooLarge(let limit):
+                return .failure(.refused(AppStoreRefusal(.internal, "App Store Server API (\(environment.rawValue)): an answer over \(limit) bytes")))
+            }
         }
     }
 

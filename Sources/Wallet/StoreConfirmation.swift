@@ -1,0 +1,109 @@
+import AppStore
+import BadgeCore
+import Crypto
+import GooglePlay
+
+/// A purchase a store confirmed server to server: what may be credited, and the store's own id
+/// for it (the idempotency key's `<ref>`).
+public struct ConfirmedCoinPurchase: Sendable, Equatable {
+    /// `apple` or `google`.
+    public let channel: String
+    public let externalRef: String
+    public let pack: CoinPack
+    /// Packs bought at once (StoreKit's quantity; 1 on Play).
+    public let quantity: Int64
+}
+
+/// The stores the wallet asks, each optional: an absent one answers provider_not_configured.
+public struct CoinStores: Sendable {
+    /// Get Transaction Info, with the App Store chain verification.
+    public var appStore: AppStoreServerAPI?
+    /// `purchases.products.get`.
+    public var googlePlay: GooglePlayClient?
+    /// Whether Play's license-tester purchases are credited (`[development] credit_test_purchases`).
+    public var creditsTestPurchases: Bool
+
+    public init(appStore: AppStoreServerAPI? = nil, googlePlay: GooglePlayClient? = nil, creditsTestPurchases: Bool = false) {
+        self.appStore = appStore
+        self.googlePlay = googlePlay
+        self.creditsTestPurchases = creditsTestPurchases
+    }
+
+    /// Asks Apple about the transaction `signedTransaction` names and judges Apple's own record:
+    /// the client's JWS is read unverified, only for its transaction id.
+    func confirmApple(signedTransaction: String, pack named: CoinPack, packs: CoinPackTable,
+                      now: Timestamp) throws(WalletRefusal) -> ConfirmedCoinPurchase {
+        guard let appStore else { throw WalletRefusal(.providerNotConfigured, "the App Store Server API is not configured") }
+        let transactionId: String
+        do { transactionId = try AppStoreClaim.read(signedTransaction).transactionId } catch {
+            throw WalletRefusal(.receiptInvalid, "the signed transaction cannot be read: \(error.reason)")
+        }
+        switch appStore.transactionInfo(transactionId: transactionId, now: now) {
+        case .unavailable(let reason, let retryAfter):
+            throw WalletRefusal(.providerUnavailable, reason, retryAfter: UInt32(clamping: retryAfter ?? 60))
+        case .refused(let refusal):
+            throw WalletRefusal(Self.code(refusal.answer), refusal.reason)
+        case .read(let transaction, _):
+            return try Self.judge(transaction, named: named, packs: packs)
+        }
+    }
+
+    /// The checks on Apple's record: a consumable, of a known pack, the pack the client named,
+    /// not refunded or revoked.
+    static func judge(_ transaction: AppStoreTransaction, named: CoinPack,
+                      packs: CoinPackTable) throws(WalletRefusal) -> ConfirmedCoinPurchase {
+        guard transaction.kind == .consumable else { throw WalletRefusal(.receiptInvalid, "the transaction is not a consumable") }
+        guard let pack = packs.pack(appStoreProductId: transaction.productId) else {
+            throw WalletRefusal(.receiptInvalid, "the transaction is for a product that is no coin pack")
+        }
+        guard pack.packId == named.packId else {
+            throw WalletRefusal(.packMismatch, "the transaction is for pack \(pack.packId), not \(named.packId)")
+        }
+        guard transaction.revocationDate == nil else { throw WalletRefusal(.receiptInvalid, "the transaction was refunded or revoked") }
+        guard (1...100).contains(transaction.quantity) else {
+            throw WalletRefusal(.receiptInvalid, "the transaction's quantity \(transaction.quantity) is not in 1...100")
+        }
+        return ConfirmedCoinPurchase(channel: "apple", externalRef: transaction.transactionId, pack: pack,
+                                     quantity: Int64(transaction.quantity))
+    }
+
+    /// Asks Play about `purchaseToken` with the named pack's own product id in the URL: a token
+    /// bought for another pack is not Play's purchase of this one.
+    func confirmGoogle(purchaseToken: String, pack: CoinPack) throws(WalletRefusal) -> ConfirmedCoinPurchase {
+        guard let googlePlay else { throw WalletRefusal(.providerNotConfigured, "Google Play is not configured") }
+        let purchase: PlayOneTimePurchase
+        do {
+            purchase = try googlePlay.readOneTime(productID: pack.playProductId, token: purchaseToken, creditsTest: creditsTestPurchases)
+        } catch {
+            switch error.verdict {
+            case .paymentPending:
+                throw WalletRefusal(.paymentPending, error.reason, retryAfter: error.retry == .day ? 86_400 : 3_600)
+            case .providerUnavailable: throw WalletRefusal(.providerUnavailable, error.reason, retryAfter: 60)
+            case .receiptInvalid: throw WalletRefusal(.receiptInvalid, error.reason)
+            case .testPurchase: throw WalletRefusal(.testPurchase, error.reason)
+            case .internal: throw WalletRefusal(.internal, error.reason)
+            }
+        }
+        return ConfirmedCoinPurchase(channel: "google", externalRef: Self.playReference(orderId: purchase.orderID, token: purchaseToken),
+                                     pack: pack, quantity: 1)
+    }
+
+    /// The Play order id; a purchase without one (a promo code's) is known by the SHA-256 of
+    /// its token (unpadded base64url, as the badge path's Play payments are), so the token
+    /// itself is never stored.
+    public static func playReference(orderId: String?, token: String) -> String {
+        if let orderId, !orderId.isEmpty { return orderId }
+        return playTokenReference(tokenSHA256: Base64URL.encode(SHA256.hash(Array(token.utf8)), padded: false))
+    }
+
+    /// The reference of a Play purchase without an order id, from its token's digest.
+    public static func playTokenReference(tokenSHA256: String) -> String { "token-sha256:" + tokenSHA256 }
+
+    static func code(_ answer: AppStoreAnswerClass) -> WalletRefusal.Code {
+        switch answer {
+        case .receiptInvalid: .receiptInvalid
+        case .testPurchase: .testPurchase
+        case .internal: .internal
+        }
+    }
+}

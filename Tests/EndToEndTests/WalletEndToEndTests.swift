@@ -1,0 +1,272 @@
+import BadgeCore
+import Crypto
+import Foundation
+import Glibc
+import JSON
+import Locking
+import RequestAuth
+import TestSupport
+import Testing
+
+/// Issue 13 on the release binary over HTTP: the coin wallet with `[apple]` pointed at the fake
+/// App Store Server API (Tests/Peers/fake_appstore.py) and `[google]` at the fake Google
+/// (Sources/TestSupport/FakeGoogle.swift). Every pack on each store credited once, replayed to
+/// its account, refused to another; the refusals the design page names; dev grants only when on;
+/// and a kill -9 while the store's answer is in flight, then a retry: credited exactly once.
+/// The services, fakes and requests run on threads of their own, never holding the test pool's.
+@Suite(.serialized, .timeLimit(.minutes(8))) struct WalletEndToEndTests {
+    static let packs: [(id: String, coins: Int, apple: String, play: String)] = [
+        ("starter", 90, "COINS_STARTER_01", "coins_starter_01"), ("small", 475, "COINS_SMALL_01", "coins_small_01"),
+        ("medium", 960, "COINS_MEDIUM_01", "coins_medium_01"), ("large", 1_930, "COINS_LARGE_01", "coins_large_01"),
+        ("huge", 4_850, "COINS_HUGE_01", "coins_huge_01"), ("whale", 9_750, "COINS_WHALE_01", "coins_whale_01"),
+    ]
+
+    static func purchased(order: String, state: Int = 0) -> String {
+        #"{"kind":"androidpublisher#productPurchase","purchaseTimeMillis":"1773140000000","purchaseState":\#(state),"consumptionState":0,"acknowledgementState":0,"orderId":"\#(order)"}"#
+    }
+
+    /// The release binary with both stores pointed at the fakes and `wallet` lines under `[wallet]`.
+    static func service(apple fake: FakeAppStore, google base: String, in data: TemporaryDirectory, wallet: String = "") throws -> ServiceProcess {
+        let keyFile = data.file("play-service-account.json")
+        try Data(PeerServiceAccount.shared.keyJSON.utf8).write(to: URL(fileURLWithPath: keyFile))
+        let config = data.file("badge-service.ini")
+        try Data("""
+        [apple]
+        bundle_id = \(fake.bundleId)
+        root_certificates = \(fake.files.file("root.pem"))
+        api_url = \(fake.productionURL)
+        sandbox_api_url = \(fake.sandboxURL)
+        timeout = 3
+        issuer_id = \(fake.issuerId)
+        key_id = \(fake.keyId)
+        private_key = \(fake.files.file("key.p8"))
+
+        [google]
+        package_name = chat.simplex.app
+        service_account = \(keyFile)
+        api_url = \(base)
+        token_url = \(base)/token
+        timeout = 3
+
+        [wallet]
+        \(wallet)
+        """.utf8).write(to: URL(fileURLWithPath: config))
+        return try ServiceProcess(data: data, arguments: ["--config", config], executable: try AppStoreEndToEndTests.release)
+    }
+
+    /// A wallet request signed by `key` as `POST /rpc` is (RFC 9421), or unsigned without one.
+    static func send(_ service: ServiceProcess, _ method: String, _ path: String, body: JSONValue? = nil,
+                     key: Ed25519PrivateKey?) throws -> HTTPReply {
+        let bytes = body?.serialized() ?? []
+        var headers: [String: String] = body == nil ? [:] : ["Content-Type": "application/json"]
+        if let key {
+            let signed = try RequestSigner(key: key).sign(method: method, authority: "127.0.0.1:\(service.port)", path: path,
+                                                          contentType: body == nil ? nil : "application/json", body: bytes,
+                                                          created: Timestamp(seconds: Int64(Date().timeIntervalSince1970)))
+            for f in signed.fields { headers[f.name] = f.value }
+        }
+        return try HTTP.request(method, service.url + path, body: body == nil ? nil : bytes, headers: headers)
+    }
+
+    static func buy(_ service: ServiceProcess, _ pack: String, payment: JSONValue?, key: Ed25519PrivateKey) throws -> HTTPReply {
+        var body: JSONObject = ["packId": .string(pack)]
+        if let payment { body["payment"] = payment }
+        return try send(service, "POST", "/wallet/coins/purchase", body: .object(body), key: key)
+    }
+
+    static func apple(_ transactionId: String) -> JSONValue {
+        ["type": "apple", "signedTransaction": .string(AppleCoinJWS.presented(transactionId))]
+    }
+
+    static func google(_ token: String) -> JSONValue { ["type": "google", "purchaseToken": .string(token)] }
+
+    static func wallet(_ service: ServiceProcess, _ key: Ed25519PrivateKey) throws -> (balance: Int?, debt: Int?, rows: Int?) {
+        let json = try send(service, "GET", "/wallet", key: key).json
+        return (json?["balance"]?.numberValue?.exactInt, json?["debt"]?.numberValue?.exactInt, json?["rows"]?.arrayValue?.count)
+    }
+
+    @Test func eachPackOnEachStoreIsCreditedOnceReplayedToItsAccountAndRefusedToAnother() async throws {
+        let fake = try await onOwnThread { try FakeAppStore() }
+        let google = FakeGoogle()
+        for (n, pack) in Self.packs.enumerated() {
+            try fake.scriptTransaction("20000009100000\(n)", transaction: ["productId": .string(pack.apple)])
+            google.script("GET", "purchases/products/\(pack.play)/tokens/tok.\(pack.id)", .json(200, Self.purchased(order: "GPA.3399-\(n)")))
+        }
+        try await onOwnThread {
+            try google.serve { base in
+                let data = TemporaryDirectory("e2e-wallet")
+                let service = try Self.service(apple: fake, google: base, in: data)
+                defer { _ = service.stop() }
+                let alice = Ed25519PrivateKey(), bob = Ed25519PrivateKey()
+                let packages = try Self.send(service, "GET", "/wallet/coin-packages", key: nil)
+                #expect(packages.status == 200 && packages.json?["packs"]?.arrayValue?.count == 6)
+                #expect(packages.json?["storeFeePercent"]?.numberValue?.exactInt == 30)
+                for (n, pack) in Self.packs.enumerated() {
+                    for payment in [Self.apple("20000009100000\(n)"), Self.google("tok.\(pack.id)")] {
+                        let first = try Self.buy(service, pack.id, payment: payment, key: alice)
+                        #expect(first.status == 200 && first.json?["purchase"]?["coins"]?.numberValue?.exactInt == pack.coins,
+                                "\(pack.id): \(first.text)")
+                        let again = try Self.buy(service, pack.id, payment: payment, key: alice)
+                        #expect(again.status == 200 && again.body == first.body, "\(pack.id): \(again.text)")
+                        let other = try Self.buy(service, pack.id, payment: payment, key: bob)
+                        #expect(other.status == 409 && other.json?["error"]?["code"]?.stringValue == "receipt_used", "\(pack.id): \(other.text)")
+                    }
+                }
+                let total = Self.packs.map(\.coins).reduce(0, +) * 2
+                #expect(try Self.wallet(service, alice) == (total, 0, 12))
+                #expect(try Self.wallet(service, bob) == (0, 0, 0))
+                // A small pack's purchase presented as a big pack: refused on each store, nothing credited.
+                let appleBig = try Self.buy(service, "whale", payment: Self.apple("200000091000000"), key: alice)
+                #expect(appleBig.status == 422 && appleBig.json?["error"]?["code"]?.stringValue == "pack_mismatch", "\(appleBig.text)")
+                let googleBig = try Self.buy(service, "whale", payment: Self.google("tok.starter"), key: alice)
+                #expect(googleBig.status != 200, "\(googleBig.text)")
+                #expect(google.apiCalls.last?.route == "purchases/products/coins_whale_01/tokens/tok.starter")
+                #expect(try Self.wallet(service, alice).balance == total)
+                // Unsigned or forged: 401 before anything is asked.
+                #expect(try Self.send(service, "GET", "/wallet", key: nil).status == 401)
+                #expect(try Self.send(service, "POST", "/wallet/coins/purchase", body: ["packId": "starter"], key: nil).status == 401)
+                // The operator's lines never name a token or a signed transaction.
+                for pack in Self.packs {
+                    #expect(!service.stderr.contains("tok.\(pack.id)") && !service.accessLog.contains("tok.\(pack.id)"))
+                }
+                #expect(!service.stderr.contains(AppleCoinJWS.presented("200000091000000")))
+                #expect(service.accessLog.contains("wallet_purchase"))
+            }
+        }
+    }
+
+    @Test func pendingCanceledRevokedAndSandboxOnlyPurchasesBehaveAsThePageSays() async throws {
+        let fake = try await onOwnThread { try FakeAppStore() }
+        let google = FakeGoogle()
+        google.script("GET", "purchases/products/coins_small_01/tokens/t.pending", .json(200, Self.purchased(order: "GPA.p", state: 2)))
+        google.script("GET", "purchases/products/coins_small_01/tokens/t.canceled", .json(200, Self.purchased(order: "GPA.c", state: 1)))
+        let nowMs = Int(Date().timeIntervalSince1970) * 1000
+        try fake.scriptTransaction("2000000920000001", transaction: ["productId": "COINS_SMALL_01", "revocationDate": .number(JSONNumber(nowMs)),
+                                                                      "revocationReason": 0])
+        // Sandbox only: production answers 404 (it does not hold the id), or 401 (never released there).
+        try fake.scriptTransaction("2000000920000002", environment: "sandbox", transaction: ["productId": "COINS_SMALL_01"])
+        try fake.scriptTransaction("2000000920000003", environment: "production", mode: "401")
+        try fake.scriptTransaction("2000000920000003", environment: "sandbox", transaction: ["productId": "COINS_SMALL_01"])
+        try await onOwnThread {
+            try google.serve { base in
+                let data = TemporaryDirectory("e2e-wallet-classes")
+                let service = try Self.service(apple: fake, google: base, in: data)
+                defer { _ = service.stop() }
+                let key = Ed25519PrivateKey()
+                let pending = try Self.buy(service, "small", payment: Self.google("t.pending"), key: key)
+                #expect(pending.status == 409 && pending.json?["error"]?["code"]?.stringValue == "payment_pending")
+                #expect(pending.headers["retry-after"] == "3600")
+                let canceled = try Self.buy(service, "small", payment: Self.google("t.canceled"), key: key)
+                #expect(canceled.status == 422 && canceled.json?["error"]?["code"]?.stringValue == "receipt_invalid")
+                let revoked = try Self.buy(service, "small", payment: Self.apple("2000000920000001"), key: key)
+                #expect(revoked.status == 422 && revoked.json?["error"]?["code"]?.stringValue == "receipt_invalid")
+                #expect(try Self.wallet(service, key) == (0, 0, 0))
+                for id in ["2000000920000002", "2000000920000003"] {
+                    let sandbox = try Self.buy(service, "small", payment: Self.apple(id), key: key)
+                    #expect(sandbox.status == 200, "\(id): \(sandbox.text)")
+                    let asked = try fake.requests().filter { $0["originalTransactionId"]?.stringValue == id }.compactMap { $0["environment"]?.stringValue }
+                    #expect(asked == ["production", "sandbox"], "\(id)")
+                }
+                #expect(try Self.wallet(service, key) == (950, 0, 2))
+                #expect(service.stderr.contains("purchaseState pending"))
+            }
+        }
+    }
+
+    @Test func devGrantsAreRefusedByDefaultAndWorkOnlyWhenSwitchedOn() async throws {
+        let fake = try await onOwnThread { try FakeAppStore() }
+        try await onOwnThread {
+            try FakeGoogle().serve { base in
+                let key = Ed25519PrivateKey()
+                let off = try Self.service(apple: fake, google: base, in: TemporaryDirectory("e2e-wallet-dev-off"))
+                let refused = try Self.buy(off, "medium", payment: nil, key: key)
+                #expect(refused.status == 403 && refused.json?["error"]?["code"]?.stringValue == "dev_grants_disabled")
+                #expect(try Self.wallet(off, key) == (0, 0, 0))
+                #expect(!off.stderr.contains("allow_dev_coin_grants"))
+                _ = off.stop()
+
+                let on = try Self.service(apple: fake, google: base, in: TemporaryDirectory("e2e-wallet-dev-on"),
+                                          wallet: "allow_dev_coin_grants = on")
+                defer { _ = on.stop() }
+                #expect(on.stderr.contains("[wallet] allow_dev_coin_grants is on"))
+                let granted = try Self.buy(on, "medium", payment: nil, key: key)
+                #expect(granted.status == 200 && granted.json?["purchase"]?["kind"]?.stringValue == "dev_grant", "\(granted.text)")
+                #expect(try Self.wallet(on, key) == (960, 0, 1))
+            }
+        }
+    }
+
+    /// The wallet's account is whoever `/rpc` would take the request from: a trusted front's
+    /// forwarded key counts, and wrong front tokens are limited per address as on `/rpc`.
+    @Test func aTrustedFrontsKeyIsAnAccountAndWrongFrontTokensAreLimited() async throws {
+        let token = String(repeating: "F", count: 40)
+        try await onOwnThread {
+            let service = try ServiceProcess(data: TemporaryDirectory("e2e-wallet-front"),
+                                             environment: ["BADGE_SERVICE_RPC_FRONT_TOKEN": token,
+                                                           "BADGE_SERVICE_WALLET_ALLOW_DEV_COIN_GRANTS": "on"],
+                                             executable: try AppStoreEndToEndTests.release)
+            defer { _ = service.stop() }
+            let key = Ed25519PrivateKey().publicKey.purchaseKeyText
+            func front(_ bearer: String, _ method: String, _ path: String, _ body: JSONValue? = nil) throws -> HTTPReply {
+                var headers = ["Authorization": "Bearer " + bearer, "Badge-Signer-Key": key]
+                if body != nil { headers["Content-Type"] = "application/json" }
+                return try HTTP.request(method, service.url + path, body: body?.serialized(), headers: headers)
+            }
+            let granted = try front(token, "POST", "/wallet/coins/purchase", ["packId": "starter"])
+            #expect(granted.status == 200, "\(granted.text)")
+            #expect(try front(token, "GET", "/wallet").json?["balance"]?.numberValue?.exactInt == 90)
+            for _ in 0..<10 { #expect(try front("wrong-" + token, "GET", "/wallet").status == 401) }
+            let limited = try front("wrong-" + token, "GET", "/wallet")
+            #expect(limited.status == 429 && limited.json?["error"]?["code"]?.stringValue == "rate_limited", "\(limited.text)")
+            #expect(limited.headers["retry-after"] != nil)
+        }
+    }
+
+    /// The store's answer delayed, the service killed with SIGKILL around the moment it arrives
+    /// (before, while and just after it is credited), restarted on the same data, and the purchase
+    /// presented again with the store saying the same: each purchase is credited exactly once.
+    @Test func aKillBetweenTheStoresAnswerAndTheCreditThenARetryCreditsExactlyOnce() async throws {
+        let fake = try await onOwnThread { try FakeAppStore() }
+        let offsets = [0.6, 0.95, 1.0, 1.05, 1.1, 1.3]
+        try await onOwnThread {
+            try FakeGoogle().serve { base in
+                let data = TemporaryDirectory("e2e-wallet-kill")
+                let key = Ed25519PrivateKey()
+                var service = try Self.service(apple: fake, google: base, in: data)
+                for (n, offset) in offsets.enumerated() {
+                    let id = "20000009300000\(n)"
+                    try fake.scriptTransaction(id, mode: "slow", transaction: ["productId": "COINS_LARGE_01"], delaySeconds: 1)
+                    let running = service
+                    let sent = DispatchSemaphore(value: 0)
+                    DispatchQueue.global().async {
+                        _ = try? Self.buy(running, "large", payment: Self.apple(id), key: key)
+                        sent.signal()
+                    }
+                    // The kill lands `offset` seconds after the fake received the call (its answer takes 1 s).
+                    let asked = Date().addingTimeInterval(10)
+                    while try fake.requests().filter({ $0["originalTransactionId"]?.stringValue == id }).isEmpty, Date() < asked {
+                        usleep(5_000)
+                    }
+                    usleep(useconds_t(offset * 1_000_000))
+                    #expect(service.stop(SIGKILL) != nil)
+                    sent.wait()
+                    service = try Self.service(apple: fake, google: base, in: data)
+                    try fake.scriptTransaction(id, transaction: ["productId": "COINS_LARGE_01"])
+                    let retry = try Self.buy(service, "large", payment: Self.apple(id), key: key)
+                    #expect(retry.status == 200 && retry.json?["purchase"]?["externalRef"]?.stringValue == id, "\(offset): \(retry.text)")
+                    #expect(try Self.wallet(service, key) == (1_930 * (n + 1), 0, n + 1), "after the kill at +\(offset) s")
+                }
+                _ = service.stop()
+            }
+        }
+    }
+}
+
+/// What a device presents for an App Store coin purchase: a JWS whose payload names the
+/// transaction. The service reads it unverified for the id only, and asks Apple for the record.
+enum AppleCoinJWS {
+    static func presented(_ transactionId: String) -> String {
+        let payload = JSONValue.object(["transactionId": .string(transactionId), "type": "Consumable"]).serialized()
+        return Base64URL.encode(Array(#"{"alg":"ES256"}"#.utf8), padded: false) + "." + Base64URL.encode(payload, padded: false) + ".c2ln"
+    }
+}

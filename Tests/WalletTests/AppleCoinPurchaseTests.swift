@@ -1,0 +1,102 @@
+import AppStore
+import BadgeCore
+import Foundation
+import JSON
+import Testing
+import TestSupport
+@testable import Wallet
+
+/// An App Store coin purchase against the fake App Store Server API (Tests/Peers/fake_appstore.py)
+/// over real HTTP: the client's JWS read only for its id, Apple's own record fetched with Get
+/// Transaction Info (production, then the sandbox on 404 and on 401), verified with the chain
+/// code, and judged: consumable, a known pack, the pack named, not revoked.
+@Suite(.serialized, .timeLimit(.minutes(3))) struct AppleCoinPurchaseTests {
+    let fake: FakeAppStore
+
+    init() async throws { fake = try await onOwnThread { try FakeAppStore() } }
+
+    func harness(productionURL: String? = nil) throws -> WalletHarness {
+        let key = try AppStoreAPIKey(p8: try fake.privateKeyPEM, keyId: fake.keyId, issuerId: fake.issuerId, bundleId: fake.bundleId)
+        let roots = try #require(AppleRootCertificates(der: [try fake.rootDER]))
+        let api = AppStoreServerAPI(key: key, verifier: AppStoreVerifier(roots: roots, bundleId: fake.bundleId),
+                                    productionURL: productionURL ?? fake.productionURL, sandboxURL: fake.sandboxURL, timeoutSeconds: 2)
+        return try WalletHarness(stores: CoinStores(appStore: api))
+    }
+
+    /// What a device presents: a JWS whose payload names the transaction. Its signature is never
+    /// checked (only Apple's answer is), so a client's own is as good as any.
+    static func presented(_ transactionId: String) -> String {
+        let payload = JSONValue.object(["transactionId": .string(transactionId), "type": "Consumable"]).serialized()
+        return Base64URL.encode(Array(#"{"alg":"ES256"}"#.utf8), padded: false) + "." + Base64URL.encode(payload, padded: false) + ".c2ln"
+    }
+
+    static func apple(_ pack: String, _ transactionId: String) -> JSONValue {
+        ["packId": .string(pack), "payment": ["type": "apple", "signedTransaction": .string(presented(transactionId))]]
+    }
+
+    func environmentsAsked(_ id: String) throws -> [String] {
+        try fake.requests().filter { $0["originalTransactionId"]?.stringValue == id && $0["route"]?.stringValue == "transactions" }
+            .compactMap { $0["environment"]?.stringValue }
+    }
+
+    @Test func aProductionPurchaseIsCreditedOnceFromApplesOwnRecord() async throws {
+        try fake.scriptTransaction("2000000900000001", transaction: ["productId": "COINS_HUGE_01"])
+        let h = try harness()
+        let first = try await onOwnThread { h.purchase(Self.apple("huge", "2000000900000001"), account: Accounts.alice) }
+        #expect(first.answer.status == 200, "\(String(decoding: first.answer.body, as: UTF8.self))")
+        #expect(first.json?["purchase"]?["coins"]?.numberValue?.exactInt == 4_850)
+        #expect(first.json?["purchase"]?["externalRef"]?.stringValue == "2000000900000001")
+        let again = try await onOwnThread { h.purchase(Self.apple("huge", "2000000900000001"), account: Accounts.alice) }
+        #expect(again.answer.body == first.answer.body)
+        let other = try await onOwnThread { h.purchase(Self.apple("huge", "2000000900000001"), account: Accounts.bob) }
+        #expect(other.json?.errorCode == "receipt_used")
+        #expect(h.balance(Accounts.alice) == (4_850, 0, 1))
+        #expect(try environmentsAsked("2000000900000001") == ["production", "production", "production"])
+        #expect(try fake.requests().allSatisfy { $0["tokenAccepted"] == .bool(true) })
+    }
+
+    @Test func aSandboxOnlyPurchaseIsFoundThroughTheFallthroughOn404AndOn401() async throws {
+        try fake.scriptTransaction("2000000900000002", environment: "sandbox", transaction: ["productId": "COINS_STARTER_01"])
+        try fake.scriptTransaction("2000000900000003", environment: "production", mode: "401")
+        try fake.scriptTransaction("2000000900000003", environment: "sandbox", transaction: ["productId": "COINS_STARTER_01"])
+        let h = try harness()
+        for id in ["2000000900000002", "2000000900000003"] {
+            let reply = try await onOwnThread { h.purchase(Self.apple("starter", id), account: Accounts.alice) }
+            #expect(reply.answer.status == 200, "\(id): \(String(decoding: reply.answer.body, as: UTF8.self))")
+            #expect(try environmentsAsked(id) == ["production", "sandbox"])
+        }
+        #expect(h.balance(Accounts.alice) == (180, 0, 2))
+        // Neither environment holds it: production's 404 stands, and nothing is credited.
+        let unknown = try await onOwnThread { h.purchase(Self.apple("starter", "2000000900000004"), account: Accounts.alice) }
+        #expect(unknown.answer.status == 422 && unknown.json?.errorCode == "receipt_invalid")
+        #expect(try environmentsAsked("2000000900000004") == ["production", "sandbox"])
+    }
+
+    @Test func revokedWrongTypeUnknownProductAndAnotherPacksTransactionAreRefused() async throws {
+        let now = Int(Date().timeIntervalSince1970) * 1000
+        let cases: [(id: String, pack: String, fields: JSONObject, status: Int, code: String)] = [
+            ("2000000900000010", "starter", ["productId": "COINS_STARTER_01", "revocationDate": .number(JSONNumber(now)),
+                                             "revocationReason": 0], 422, "receipt_invalid"),
+            ("2000000900000011", "starter", ["productId": "COINS_STARTER_01", "type": "Non-Consumable"], 422, "receipt_invalid"),
+            ("2000000900000012", "starter", ["productId": "BADGE_SUPPORTER_01"], 422, "receipt_invalid"),
+            // The starter's transaction presented as the whale.
+            ("2000000900000013", "whale", ["productId": "COINS_STARTER_01"], 422, "pack_mismatch"),
+            ("2000000900000014", "starter", ["productId": "COINS_STARTER_01", "bundleId": "com.example.other"], 500, "internal"),
+        ]
+        for c in cases { try fake.scriptTransaction(c.id, transaction: c.fields) }
+        try fake.scriptTransaction("2000000900000015", mode: "503")
+        let h = try harness()
+        for c in cases {
+            let reply = try await onOwnThread { h.purchase(Self.apple(c.pack, c.id), account: Accounts.alice) }
+            #expect(reply.answer.status == c.status && reply.json?.errorCode == c.code, "\(c.id): \(String(decoding: reply.answer.body, as: UTF8.self))")
+        }
+        let down = try await onOwnThread { h.purchase(Self.apple("starter", "2000000900000015"), account: Accounts.alice) }
+        #expect(down.answer.status == 503 && down.json?.errorCode == "provider_unavailable" && down.answer.retryAfter == 60)
+        let garbage = h.purchase(["packId": "starter", "payment": ["type": "apple", "signedTransaction": "not a jws"]], account: Accounts.alice)
+        #expect(garbage.json?.errorCode == "receipt_invalid")
+        let letters = h.purchase(Self.apple("starter", "20000abc"), account: Accounts.alice)
+        #expect(letters.json?.errorCode == "receipt_invalid")
+        #expect(h.balance(Accounts.alice) == (0, 0, 0))
+        #expect(try fake.requests().allSatisfy { $0["originalTransactionId"]?.stringValue != "20000abc" })
+    }
+}

@@ -1,0 +1,178 @@
+import BadgeCore
+import Crypto
+import Foundation
+import JSON
+import Storage
+import Testing
+import TestSupport
+@testable import Wallet
+
+/// The wallet's rules over a real SQLite database and the fake Google on 127.0.0.1: a Play
+/// purchase credited once, replayed to its account, refused to another; Play's classes; dev
+/// grants only when on; bodies validated against the contract; refunds reversed once.
+@Suite(.serialized) struct WalletServiceTests {
+    static let purchased = #"{"kind":"androidpublisher#productPurchase","purchaseTimeMillis":"1773140000000","purchaseState":0,"consumptionState":0,"acknowledgementState":0,"orderId":"GPA.3301-0001"}"#
+
+    static func google(_ pack: String, _ token: String) -> JSONValue {
+        ["packId": .string(pack), "payment": ["type": "google", "purchaseToken": .string(token)]]
+    }
+
+    @Test func aPlayPurchaseIsCreditedOnceReplayedToItsAccountAndRefusedToAnother() throws {
+        let fake = FakeGoogle()
+        fake.script("GET", "purchases/products/coins_medium_01/tokens/tok.medium", .json(200, Self.purchased))
+        try fake.serve { base in
+            let h = try WalletHarness(stores: CoinStores(googlePlay: try WalletHarness.playClient(fake, base)))
+            let first = h.purchase(Self.google("medium", "tok.medium"), account: Accounts.alice)
+            #expect(first.answer.status == 200 && first.answer.result == "credited", "\(String(decoding: first.answer.body, as: UTF8.self))")
+            let row = try #require(first.json?["purchase"])
+            #expect(row["coins"]?.numberValue?.exactInt == 960 && row["grossUsdCents"]?.numberValue?.exactInt == 999)
+            #expect(row["netUsdCents"]?.numberValue?.exactInt == 699 && row["externalRef"]?.stringValue == "GPA.3301-0001")
+            #expect(WalletSchema.shared.validate(first.json!, definition: "walletPurchase") == [])
+
+            let again = h.purchase(Self.google("medium", "tok.medium"), account: Accounts.alice)
+            #expect(again.answer.status == 200 && again.answer.body == first.answer.body && again.answer.result == "replayed")
+            let other = h.purchase(Self.google("medium", "tok.medium"), account: Accounts.bob)
+            #expect(other.answer.status == 409 && other.json?.errorCode == "receipt_used")
+            #expect(h.balance(Accounts.alice) == (960, 0, 1))
+            #expect(h.balance(Accounts.bob) == (0, 0, 0))
+            // Play was asked with the pack's own product id every time.
+            #expect(fake.apiCalls.map(\.route) == Array(repeating: "purchases/products/coins_medium_01/tokens/tok.medium", count: 3))
+
+            // The medium pack's token presented as the whale: Play knows no such purchase of that product.
+            let bigger = h.purchase(Self.google("whale", "tok.medium"), account: Accounts.alice)
+            #expect(bigger.answer.status == 503 && bigger.json?.errorCode == "provider_unavailable")
+            #expect(fake.apiCalls.last?.route == "purchases/products/coins_whale_01/tokens/tok.medium")
+            #expect(h.balance(Accounts.alice).balance == 960)
+            #expect(!h.log.contains("tok.medium"))
+        }
+    }
+
+    @Test func playsPendingCanceledAndTestPurchasesAreAnsweredInTheirClassesAndCreditNothing() throws {
+        func answer(_ fields: String) -> FakeGoogle.Answer {
+            .json(200, Self.purchased.replacingOccurrences(of: #""purchaseState":0"#, with: fields))
+        }
+        let fake = FakeGoogle()
+        fake.script("GET", "purchases/products/coins_starter_01/tokens/t.pending", answer(#""purchaseState":2"#))
+        fake.script("GET", "purchases/products/coins_starter_01/tokens/t.canceled", answer(#""purchaseState":1"#))
+        fake.script("GET", "purchases/products/coins_starter_01/tokens/t.test", answer(#""purchaseState":0,"purchaseType":0"#))
+        fake.script("GET", "purchases/products/coins_starter_01/tokens/t.500", .googleError(500, "backendError"))
+        try fake.serve { base in
+            let h = try WalletHarness(stores: CoinStores(googlePlay: try WalletHarness.playClient(fake, base)))
+            let expected: [(String, Int, String, UInt32?)] = [("t.pending", 409, "payment_pending", 3600), ("t.canceled", 422, "receipt_invalid", nil),
+                                                             ("t.test", 422, "test_purchase", nil), ("t.500", 503, "provider_unavailable", 60)]
+            for (token, status, code, retryAfter) in expected {
+                let reply = h.purchase(Self.google("starter", token), account: Accounts.alice)
+                #expect(reply.answer.status == status && reply.json?.errorCode == code && reply.answer.retryAfter == retryAfter, "\(token)")
+                #expect(reply.json.map { WalletSchema.shared.validate($0, definition: "walletError") } == [], "\(token)")
+            }
+            #expect(h.balance(Accounts.alice) == (0, 0, 0))
+            #expect(h.log.contains("purchaseState pending") && !h.log.contains("t.pending"))
+        }
+    }
+
+    @Test func devGrantsAreRefusedByDefaultAndGrantOnlyWhenOn() throws {
+        let off = try WalletHarness()
+        let refused = off.purchase(["packId": "small"], account: Accounts.alice)
+        #expect(refused.answer.status == 403 && refused.json?.errorCode == "dev_grants_disabled")
+        #expect(off.balance(Accounts.alice) == (0, 0, 0))
+
+        let on = try WalletHarness(allowsDevGrants: true)
+        let granted = on.purchase(["packId": "small"], account: Accounts.alice)
+        #expect(granted.answer.status == 200 && granted.json?["purchase"]?["kind"]?.stringValue == "dev_grant")
+        #expect(granted.json?["purchase"]?["grossUsdCents"]?.numberValue?.exactInt == 0)
+        _ = on.purchase(["packId": "small"], account: Accounts.alice)
+        #expect(on.balance(Accounts.alice) == (950, 0, 2))
+        // No store configured: a store payload is not a dev grant.
+        let apple = on.purchase(["packId": "small", "payment": ["type": "apple", "signedTransaction": "a.b.c"]], account: Accounts.alice)
+        #expect(apple.answer.status == 501 && apple.json?.errorCode == "provider_not_configured")
+    }
+
+    @Test func bodiesOutsideTheContractAreBadRequestsAndUnknownPacksNamed() throws {
+        let h = try WalletHarness(allowsDevGrants: true)
+        let bad: [String] = ["", "[]", "{}", #"{"packId":1}"#, #"{"packId":"small","extra":true}"#,
+                             #"{"packId":"small","payment":{"type":"paypal"}}"#, #"{"packId":"small","payment":{"type":"google"}}"#,
+                             #"{"packId":"small","payment":{"type":"apple","purchaseToken":"x"}}"#]
+        for body in bad {
+            let answer = h.wallet.purchase(body: Array(body.utf8), account: Accounts.alice)
+            #expect(answer.status == 400 && answer.result == "bad_request", "\(body)")
+        }
+        let unknown = h.purchase(["packId": "platinum"], account: Accounts.alice)
+        #expect(unknown.answer.status == 404 && unknown.json?.errorCode == "unknown_pack")
+        #expect(h.balance(Accounts.alice) == (0, 0, 0))
+    }
+
+    @Test func aRefundReversesItsPurchaseOnceAndNothingElse() throws {
+        let fake = FakeGoogle()
+        fake.script("GET", "purchases/products/coins_large_01/tokens/t.large", .json(200, Self.purchased))
+        try fake.serve { base in
+            let h = try WalletHarness(stores: CoinStores(googlePlay: try WalletHarness.playClient(fake, base)), allowsDevGrants: true)
+            _ = h.purchase(["packId": "starter"], account: Accounts.alice)
+            #expect(h.purchase(Self.google("large", "t.large"), account: Accounts.alice).answer.status == 200)
+            #expect(h.balance(Accounts.alice) == (2_020, 0, 2))
+
+            #expect(try h.wallet.reverse(channel: "google", externalRef: "GPA.unknown") == .unknownPurchase)
+            #expect(try h.wallet.reverse(channel: "apple", externalRef: "GPA.3301-0001") == .unknownPurchase)
+            guard case .reversed(let row) = try h.wallet.reverse(channel: "google", externalRef: "GPA.3301-0001") else {
+                Issue.record("not reversed")
+                return
+            }
+            #expect(row.kind == .reversal && row.coins == -1_930 && row.account == Accounts.alice && row.grossUsdCents == 1_999)
+            #expect(try h.wallet.reverse(channel: "google", externalRef: "GPA.3301-0001") == .alreadyReversed)
+            #expect(h.balance(Accounts.alice) == (90, 0, 3))
+            // The refunded purchase presented again: Play still says purchased, the wallet credits nothing more.
+            let again = h.purchase(Self.google("large", "t.large"), account: Accounts.alice)
+            #expect(again.answer.result == "replayed" && h.balance(Accounts.alice).balance == 90)
+        }
+    }
+
+    @Test func aPlayPurchaseWithoutAnOrderIdIsKnownByItsTokensDigestNeverTheToken() throws {
+        let promo = #"{"purchaseTimeMillis":"1773140000000","purchaseState":0,"purchaseType":1,"consumptionState":0,"acknowledgementState":0}"#
+        let fake = FakeGoogle()
+        fake.script("GET", "purchases/products/coins_small_01/tokens/t.promo", .json(200, promo))
+        try fake.serve { base in
+            let h = try WalletHarness(stores: CoinStores(googlePlay: try WalletHarness.playClient(fake, base)))
+            let reply = h.purchase(Self.google("small", "t.promo"), account: Accounts.alice)
+            let digest = Base64URL.encode(SHA256.hash(Array("t.promo".utf8)), padded: false)
+            #expect(reply.answer.status == 200 && reply.json?["purchase"]?["externalRef"]?.stringValue == "token-sha256:" + digest)
+            #expect(try h.store.readWallet { try $0.coinRows(account: Accounts.alice, limit: 10) }.allSatisfy { $0.externalRef?.contains("t.promo") == false })
+            let reference = CoinStores.playTokenReference(tokenSHA256: digest)
+            guard case .reversed = try h.wallet.reverse(channel: "google", externalRef: reference) else {
+                Issue.record("not reversed")
+                return
+            }
+            #expect(h.balance(Accounts.alice) == (0, 0, 2))
+        }
+    }
+
+    @Test func aReversalBeyondTheBalanceIsDebtNotHidden() throws {
+        let h = try WalletHarness()
+        let now = Timestamp(seconds: 1_800_000_000)
+        try h.store.writeWallet { w in
+            try w.appendCoinRow(CoinRow(entryKey: "coin_purchase:apple:1", account: Accounts.alice, kind: .purchase, channel: "apple",
+                                        externalRef: "1", packId: "starter", coins: 90, grossUsdCents: 99, netUsdCents: 69, createdAt: now))
+            try w.appendCoinRow(CoinRow(entryKey: "coin_purchase:apple:2", account: Accounts.alice, kind: .purchase, channel: "apple",
+                                        externalRef: "2", packId: "small", coins: 475, grossUsdCents: 499, netUsdCents: 349, createdAt: now))
+        }
+        // The second purchase reversed twice over (as if its coins were spent and then refunded):
+        // the storage's unique key keeps the reversal single.
+        _ = try h.wallet.reverse(channel: "apple", externalRef: "2")
+        #expect(throws: StorageError.self) {
+            try h.store.writeWallet { w in
+                try w.appendCoinRow(CoinRow(entryKey: "coin_reversal:apple:2", account: Accounts.alice, kind: .reversal, channel: "apple",
+                                            externalRef: "2", packId: "small", coins: -475, grossUsdCents: 499, netUsdCents: 349, createdAt: now))
+            }
+        }
+        try h.store.writeWallet { w in
+            try w.appendCoinRow(CoinRow(entryKey: "coin_reversal:apple:1", account: Accounts.alice, kind: .reversal, channel: "apple",
+                                        externalRef: "1", packId: "starter", coins: -200, grossUsdCents: 99, netUsdCents: 69, createdAt: now))
+        }
+        #expect(h.balance(Accounts.alice) == (0, 110, 4))
+        // A row the schema forbids: a reversal that adds coins.
+        #expect(throws: StorageError.self) {
+            try h.store.writeWallet { w in
+                try w.appendCoinRow(CoinRow(entryKey: "coin_reversal:apple:3", account: Accounts.alice, kind: .reversal, channel: "apple",
+                                            externalRef: "3", packId: "small", coins: 5, grossUsdCents: 0, netUsdCents: 0, createdAt: now))
+            }
+        }
+    }
+}
