@@ -158,6 +158,11 @@ public final class BadgeService: Sendable {
             // Another process (an operator command, a backup) held the write lock past the busy
             // timeout: transient, and nothing of this request was written.
             return outcome(.init(.databaseBusy(retryAfter: 1)), command: name)
+        } catch StorageError.unavailable(let reason) {
+            // The PostgreSQL server cannot be reached or answer now (a restart, a lost connection,
+            // a statement past its timeout): nothing of this request landed, and a retry may succeed.
+            configuration.reportProviderFailure("\(name): database: \(reason)")
+            return outcome(.init(.providerUnavailable(retryAfter: 1, detail: "database: \(reason)")), command: name)
         } catch let error as BadgeServiceError {
             if case .internal(let detail) = error { configuration.reportInternalError("\(name): \(detail)") }
             if case .providerUnavailable(_, let detail) = error { configuration.reportProviderFailure("\(name): \(detail)") }

@@ -13,11 +13,11 @@ public final class SQLiteBadgeStore: BadgeStore {
     }
 
     public func read<T>(_ body: (any StoreReader) throws -> T) throws -> T {
-        try database.read { try body(SQLiteStoreTransaction(conn: $0)) }
+        try database.read { try body(SQLStoreTransaction(conn: $0)) }
     }
 
     public func write<T>(_ body: (any StoreWriter) throws -> T) throws -> T {
-        try database.write { try body(SQLiteStoreTransaction(conn: $0)) }
+        try database.write { try body(SQLStoreTransaction(conn: $0)) }
     }
 
     public func readiness() -> Readiness { database.readiness() }
@@ -28,9 +28,11 @@ public final class SQLiteBadgeStore: BadgeStore {
     }
 }
 
-/// Reads and writes on one connection inside a transaction the caller opened.
-struct SQLiteStoreTransaction: StoreWriter {
-    let conn: SQLiteConnection
+/// Reads and writes on one connection inside a transaction the caller opened: the same queries
+/// on SQLite and on PostgreSQL, where writes run SERIALIZABLE so a read-then-write here holds
+/// as it does under SQLite's single writer.
+struct SQLStoreTransaction<Connection: SQLConnection>: StoreWriter {
+    let conn: Connection
 
     // MARK: catalog
 
@@ -127,10 +129,12 @@ struct SQLiteStoreTransaction: StoreWriter {
 
     // MARK: ledger
 
-    private static let ledgerColumns = """
+    private static var ledgerColumns: String {
+        """
         entry_id, change_months, balance_months, balance_start_ts, balance_anchor_ts, balance_badge_type,
         was_paused_since, created_at, entry_kind, entry_reason, invoice_id, charge_id, other_purchase_key
         """
+    }
 
     func ledger(purchaseId: Int64) throws -> [LedgerEntry] {
         try conn.query("SELECT \(Self.ledgerColumns) FROM badge_ledger WHERE purchase_id = ? ORDER BY seq",
@@ -198,7 +202,7 @@ struct SQLiteStoreTransaction: StoreWriter {
 
     // MARK: codes
 
-    private static let codeColumns = "code_hash, badge_type, months, max_uses, payment, expires_at, revoked_at, created_at"
+    private static var codeColumns: String { "code_hash, badge_type, months, max_uses, payment, expires_at, revoked_at, created_at" }
 
     func code(hash: [UInt8]) throws -> CodeRecord? {
         try conn.query("SELECT \(Self.codeColumns) FROM badge_codes WHERE code_hash = ?", [.blob(hash)]).first.map(codeRecord)
@@ -243,11 +247,13 @@ struct SQLiteStoreTransaction: StoreWriter {
 
     // MARK: invoices and payments
 
-    private static let invoiceColumns = """
+    private static var invoiceColumns: String {
+        """
         invoice_id, purchase_key, badge_type, months, price, discount, credit, amount, currency, price_id, offer_id,
         provider, method, provider_ref, payment_url, address, crypto_amount, status, created_at, expires_at, paid_at,
         payment_ref
         """
+    }
 
     private func invoiceRecord(_ r: SQLRow) throws -> InvoiceRecord {
         guard let status = InvoiceStatus(rawValue: try r.text(17)) else { throw StorageError.corrupt("invoice status") }
@@ -312,12 +318,12 @@ struct SQLiteStoreTransaction: StoreWriter {
     }
 
     func recordProviderEvent(provider: String, eventId: String, at: Timestamp) throws -> Bool {
-        let seen = try conn.query("SELECT 1 FROM badge_provider_events WHERE provider = ? AND event_id = ?",
-                                  [.text(provider), .text(eventId)])
-        guard seen.isEmpty else { return false }
-        try conn.query("INSERT INTO badge_provider_events (provider, event_id, received_at) VALUES (?, ?, ?)",
-                       [.text(provider), .text(eventId), .integer(at.seconds)])
-        return true
+        // A conditional insert: of two deliveries racing, the database lets one record it.
+        try conn.query("""
+            INSERT INTO badge_provider_events (provider, event_id, received_at) VALUES (?, ?, ?)
+            ON CONFLICT (provider, event_id) DO NOTHING
+            """, [.text(provider), .text(eventId), .integer(at.seconds)])
+        return conn.changes > 0
     }
 
     func insertPayment(paymentId: String, provider: String, providerRef: String, purchaseId: Int64, at: Timestamp) throws {
@@ -368,8 +374,9 @@ struct SQLiteStoreTransaction: StoreWriter {
     }
 
     func retireReceipt(hash: [UInt8], from: Int64, to: Int64, at: Timestamp) throws {
-        guard try receiptHolder(hash: hash) == from else { throw StorageError.conflict(constraint: "receipt moved") }
-        try conn.query("DELETE FROM badge_receipts WHERE receipt_hash = ?", [.blob(hash)])
+        // Conditional on the holder: of two writers retiring the same receipt, one deletes it.
+        try conn.query("DELETE FROM badge_receipts WHERE receipt_hash = ? AND purchase_id = ?", [.blob(hash), .integer(from)])
+        guard conn.changes == 1 else { throw StorageError.conflict(constraint: "receipt moved") }
         try conn.query("""
             INSERT INTO badge_receipt_transfers (receipt_hash, from_purchase_id, to_purchase_id, transferred_at)
             VALUES (?, ?, ?, ?)

@@ -4,7 +4,7 @@ import CSQLite
 private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
 /// One SQLite connection. Not thread-safe: ``SQLiteDatabase`` hands each one to one thread at a time.
-final class SQLiteConnection {
+final class SQLiteConnection: SQLConnection {
     let handle: OpaquePointer
     private var statements: [String: OpaquePointer] = [:]
 
@@ -141,43 +141,5 @@ final class SQLiteConnection {
     /// `rc` is an extended result code (enabled at open).
     private func error(_ rc: Int32) -> StorageError {
         StorageError.classify(extended: rc, message: String(cString: sqlite3_errmsg(handle)))
-    }
-}
-
-/// A value bound to or read from SQL.
-enum SQLValue: Equatable {
-    case null
-    case integer(Int64)
-    case text(String)
-    case blob([UInt8])
-}
-
-/// One result row, read by column position.
-struct SQLRow {
-    let values: [SQLValue]
-
-    func int(_ i: Int) throws -> Int64 {
-        guard case .integer(let v) = values[i] else { throw StorageError.corrupt("column \(i) is not an integer") }
-        return v
-    }
-
-    func optionalInt(_ i: Int) throws -> Int64? {
-        if case .null = values[i] { return nil }
-        return try int(i)
-    }
-
-    func text(_ i: Int) throws -> String {
-        guard case .text(let v) = values[i] else { throw StorageError.corrupt("column \(i) is not text") }
-        return v
-    }
-
-    func optionalText(_ i: Int) throws -> String? {
-        if case .null = values[i] { return nil }
-        return try text(i)
-    }
-
-    func blob(_ i: Int) throws -> [UInt8] {
-        guard case .blob(let v) = values[i] else { throw StorageError.corrupt("column \(i) is not a blob") }
-        return v
     }
 }

@@ -155,6 +155,11 @@ extension SQLiteDatabase {
     }
 
     /// Runs raw SQL in a write transaction. Tests only: simulates other versions' data.
+    /// The schema version the database is at.
+    public func schemaVersion() throws -> Int {
+        Int(try read { try $0.query("SELECT COALESCE(MAX(version), 0) FROM schema_migrations").first?.int(0) ?? 0 })
+    }
+
     package func executeForTesting(_ sql: String) throws {
         try write { try $0.execute(sql) }
     }

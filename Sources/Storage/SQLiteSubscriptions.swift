@@ -1,11 +1,13 @@
 import BadgeCore
 
-// Store subscriptions on SQLite (migration 5): the record, its charges and the purchases it funded.
-extension SQLiteStoreTransaction {
-    private static let subscriptionColumns = """
+// Store subscriptions (migration 5): the record, its charges and the purchases it funded.
+extension SQLStoreTransaction {
+    private static var subscriptionColumns: String {
+        """
         subscription_id, store, reference, purchase_id, state, read_at, latest_charge_id, latest_charge_revoked,
         granted_charge_id, purchase_checked_at, transfer_checked_at, renewal_checked_at, moved_from_purchase_id, moved_at
         """
+    }
 
     private func subscriptionRecord(_ r: SQLRow) throws -> SubscriptionRecord {
         func time(_ i: Int) throws -> Timestamp? { try r.optionalInt(i).map { Timestamp(seconds: $0) } }
@@ -81,17 +83,16 @@ extension SQLiteStoreTransaction {
     }
 
     func recordSubscriptionCharge(_ c: SubscriptionChargeRecord) throws -> Bool {
-        let seen = try conn.query("SELECT 1 FROM badge_subscription_charges WHERE subscription_id = ? AND charge_id = ?",
-                                  [.integer(c.subscriptionId), .text(c.chargeId)])
-        guard seen.isEmpty else { return false }
+        // A conditional insert: a charge already recorded is left as it is.
         try conn.query("""
             INSERT INTO badge_subscription_charges (subscription_id, charge_id, product_id, badge_type, months,
                 period_start, period_end, seen_at, granted_at)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (subscription_id, charge_id) DO NOTHING
             """, [.integer(c.subscriptionId), .text(c.chargeId), .text(c.productId), .text(c.badgeType.rawValue),
                   .integer(Int64(c.months)), .integer(c.periodStart.seconds), .integer(c.periodEnd.seconds),
                   .integer(c.seenAt.seconds), c.grantedAt.map { .integer($0.seconds) } ?? .null])
-        return true
+        return conn.changes > 0
     }
 
     func grantSubscriptionCharge(subscriptionId: Int64, chargeId: String, at: Timestamp) throws -> Bool {

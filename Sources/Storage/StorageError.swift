@@ -19,6 +19,12 @@ public enum StorageError: Error, Equatable, CustomStringConvertible {
     case corrupt(String)
     /// Any other SQLite failure (`code` is SQLite's extended result code).
     case sqlite(code: Int32, message: String)
+    /// The PostgreSQL server cannot be reached or answer now: the connection broke (a restart),
+    /// no connection could be made or taken from the pool in time, or a statement ran past its
+    /// timeout. Nothing of the transaction landed; retrying later may succeed.
+    case unavailable(reason: String)
+    /// Any other PostgreSQL failure (`sqlstate` is the server's five-character code).
+    case postgres(sqlstate: String, message: String)
 
     /// The kind of constraint a ``brokenInvariant(_:constraint:)`` failed.
     public enum ConstraintKind: String, Equatable, Sendable {
@@ -40,13 +46,17 @@ public enum StorageError: Error, Equatable, CustomStringConvertible {
             return "database schema version \(found) is newer than this service supports (\(supported)); upgrade the service"
         case .corrupt(let what): return "unexpected stored data: \(what)"
         case .sqlite(let code, let message): return "sqlite error \(code): \(message)"
+        case .unavailable(let reason): return "database unavailable: \(reason)"
+        case .postgres(let sqlstate, let message): return "postgresql error \(sqlstate): \(message)"
         }
     }
 
     /// The failure without the code SQLite gives it: what a line naming the file ends with.
     public var reasonText: String {
-        if case .sqlite(_, let message) = self { return message }
-        return description
+        switch self {
+        case .sqlite(_, let message), .postgres(_, let message), .unavailable(let message): return message
+        default: return description
+        }
     }
 
     /// Classifies an extended result code (connections enable extended codes, so `extended`

@@ -30,22 +30,31 @@ extension SQLiteBadgeStore {
     /// the event loops, at scrape time.
     public func totals() throws -> StoreTotals {
         try database.read { conn in
-            let ledger = try conn.query("""
-                SELECT entry_kind, entry_reason, COUNT(*), COALESCE(SUM(ABS(change_months)), 0)
-                FROM badge_ledger GROUP BY entry_kind, entry_reason ORDER BY entry_kind, entry_reason
-                """).map { row in
-                StoreTotals.LedgerGroup(kind: try row.text(0), reason: try row.text(1), entries: try row.int(2), months: try row.int(3))
+            try StoreTotals.read(conn) { conn in
+                let pages = try conn.query("PRAGMA page_count").first?.int(0) ?? 0
+                let pageSize = try conn.query("PRAGMA page_size").first?.int(0) ?? 0
+                return pages * pageSize
             }
-            let issuances = try conn.query("""
-                SELECT badge_type, key_index, COUNT(*) FROM badge_issuances GROUP BY badge_type, key_index
-                ORDER BY badge_type, key_index
-                """).map { row in
-                StoreTotals.IssuanceGroup(badgeType: try row.text(0), keyIndex: try row.int(1), credentials: try row.int(2))
-            }
-            let purchases = try conn.query("SELECT COUNT(*) FROM badge_purchases").first?.int(0) ?? 0
-            let pages = try conn.query("PRAGMA page_count").first?.int(0) ?? 0
-            let pageSize = try conn.query("PRAGMA page_size").first?.int(0) ?? 0
-            return StoreTotals(ledger: ledger, issuances: issuances, purchases: purchases, databaseBytes: pages * pageSize)
         }
+    }
+}
+
+extension StoreTotals {
+    /// The totals from the tables, both backends' queries; `databaseBytes` is the backend's own.
+    static func read<Connection: SQLConnection>(_ conn: Connection, databaseBytes: (Connection) throws -> Int64) throws -> StoreTotals {
+        let ledger = try conn.query("""
+            SELECT entry_kind, entry_reason, COUNT(*), COALESCE(SUM(ABS(change_months)), 0)
+            FROM badge_ledger GROUP BY entry_kind, entry_reason ORDER BY entry_kind, entry_reason
+            """).map { row in
+            StoreTotals.LedgerGroup(kind: try row.text(0), reason: try row.text(1), entries: try row.int(2), months: try row.int(3))
+        }
+        let issuances = try conn.query("""
+            SELECT badge_type, key_index, COUNT(*) FROM badge_issuances GROUP BY badge_type, key_index
+            ORDER BY badge_type, key_index
+            """).map { row in
+            StoreTotals.IssuanceGroup(badgeType: try row.text(0), keyIndex: try row.int(1), credentials: try row.int(2))
+        }
+        let purchases = try conn.query("SELECT COUNT(*) FROM badge_purchases").first?.int(0) ?? 0
+        return StoreTotals(ledger: ledger, issuances: issuances, purchases: purchases, databaseBytes: try databaseBytes(conn))
     }
 }

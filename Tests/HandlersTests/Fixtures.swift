@@ -46,7 +46,8 @@ final class CountingIssuer: CredentialIssuing, Sendable {
 /// A service on a fresh database, with helpers to build and send requests.
 struct Harness {
     let dir = TemporaryDirectory("handlers")
-    let store: SQLiteBadgeStore
+    /// On the backend under test (``StoreBackend/underTest``).
+    let store: any BadgeStore
     let clock: TestClock
     let issuer = CountingIssuer()
     /// What the service reported to the operator's log as internal failures.
@@ -58,7 +59,7 @@ struct Harness {
 
     init(at t: Timestamp = Timestamp(CivilDate(year: 2026, month: 3, day: 10), hour: 11),
          googlePlay: ((@escaping @Sendable () -> Timestamp) -> GooglePlayFunding)? = nil) throws {
-        store = try SQLiteBadgeStore(path: dir.file("badges.sqlite"))
+        store = try StoreBackend.underTest.makeStore(in: dir)
         clock = TestClock(t)
         try DefaultCatalog.seedIfEmpty(store, at: t)
         service = BadgeService(store: store, issuer: issuer, clock: clock.function, googlePlay: googlePlay?(clock.function),
@@ -117,3 +118,18 @@ extension RPCOutcome {
 }
 
 func at(_ y: Int, _ m: Int, _ d: Int, _ h: Int = 11) -> Timestamp { Timestamp(CivilDate(year: y, month: m, day: d), hour: h) }
+
+extension Harness {
+    /// Runs raw SQL in a write transaction (a trigger playing a bug or a race no handler makes):
+    /// `sqlite` on SQLite, `postgres` on PostgreSQL.
+    func execute(sqlite: String, postgres: String) throws {
+        switch store {
+        case let s as SQLiteBadgeStore: try s.database.executeForTesting(sqlite)
+        case let p as PostgresBadgeStore: try p.database.executeForTesting(postgres)
+        default: throw StorageError.corrupt("no raw SQL on \(type(of: store))")
+        }
+    }
+
+    /// The text each database gives the same failure.
+    func text(sqlite: String, postgres: String) -> String { store is PostgresBadgeStore ? postgres : sqlite }
+}

@@ -136,15 +136,21 @@ import Testing
         let (key, last) = try funded()
         let before = try h.ledger(of: key)
         // The database itself drives the issued month's balance negative, as a planning bug would.
-        try h.store.database.executeForTesting("""
+        try h.execute(sqlite: """
             CREATE TRIGGER negative_balance AFTER INSERT ON badge_issuances
             BEGIN UPDATE badge_ledger SET balance_months = -1 WHERE entry_id = NEW.entry_id; END
+            """, postgres: """
+            CREATE FUNCTION negative_balance() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN UPDATE badge_ledger SET balance_months = -1 WHERE entry_id = NEW.entry_id; RETURN NEW; END $$;
+            CREATE TRIGGER negative_balance AFTER INSERT ON badge_issuances FOR EACH ROW EXECUTE FUNCTION negative_balance();
             """)
         h.clock.now = at(2026, 4, 10)
         let out = h.issue(by: key, asserting: last)
         #expect(out.error == .internal)
         #expect(h.issuer.count == 2)  // the redemption's month and one pass of issueBadge
-        #expect(h.internalErrors.withLock { $0 } == ["issueBadge: broken invariant (CHECK): CHECK constraint failed: balance_months >= 0"])
+        let constraint = h.text(sqlite: "CHECK constraint failed: balance_months >= 0",
+                                postgres: #"new row for relation "badge_ledger" violates check constraint "badge_ledger_balance_months_check""#)
+        #expect(h.internalErrors.withLock { $0 } == ["issueBadge: broken invariant (CHECK): \(constraint)"])
         #expect(try h.ledger(of: key) == before)
     }
 
@@ -154,10 +160,15 @@ import Testing
         let (key, last) = try funded()
         let before = try h.ledger(of: key)
         // Every issuance collides with a purchase key that is already taken.
-        try h.store.database.executeForTesting("""
+        try h.execute(sqlite: """
             CREATE TRIGGER taken_key AFTER INSERT ON badge_issuances
             BEGIN INSERT INTO badge_purchases (purchase_key, master_key, badge_type, created_at)
                   SELECT purchase_key, master_key, badge_type, created_at FROM badge_purchases LIMIT 1; END
+            """, postgres: """
+            CREATE FUNCTION taken_key() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN INSERT INTO badge_purchases (purchase_key, master_key, badge_type, created_at)
+                  SELECT purchase_key, master_key, badge_type, created_at FROM badge_purchases LIMIT 1; RETURN NEW; END $$;
+            CREATE TRIGGER taken_key AFTER INSERT ON badge_issuances FOR EACH ROW EXECUTE FUNCTION taken_key();
             """)
         h.clock.now = at(2026, 4, 10)
         let out = h.issue(by: key, asserting: last)

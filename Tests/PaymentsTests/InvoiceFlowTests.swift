@@ -104,7 +104,7 @@ import Webhooks
         let receipt = try #require(bought.receipt)
         #expect(BadgeRPCSchema.shared.validateResponse(bought.json).isEmpty)
         // only the receipt's hash is stored
-        let stored = try h.store.database.readBlobsForTesting("SELECT receipt_hash FROM badge_receipts")
+        let stored = try h.readBlobs("SELECT receipt_hash FROM badge_receipts")
         #expect(stored == [SHA256.hash(Array(receipt.utf8))])
         // a repeat answers the same and writes nothing; another key's attempt is receipt_used
         let again = h.purchase(by: key, invoiceId: invoice.invoiceId, masterKey: master)

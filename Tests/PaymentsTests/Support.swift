@@ -44,12 +44,13 @@ final class PaymentHarness: @unchecked Sendable {
     let btcpayWebhookSecret = "btcpay-secret-" + UUID().uuidString
     let providerFailures = LockedValueBox<[String]>([])
     let internalErrors = LockedValueBox<[String]>([])
-    private(set) var store: SQLiteBadgeStore
+    /// On the backend under test (``StoreBackend/underTest``).
+    private(set) var store: any BadgeStore
     private(set) var service: BadgeService
 
     init() throws {
         fake = try FakePayments()
-        store = try SQLiteBadgeStore(path: dir.file("badges.sqlite"))
+        store = try StoreBackend.underTest.makeStore(in: dir)
         try DefaultCatalog.seedIfEmpty(store, at: clock.now)
         service = BadgeService(store: store, issuer: issuer, clock: { Timestamp(seconds: 0) })
         restart()
@@ -153,5 +154,16 @@ extension RPCResponse {
     var retryAfter: UInt32? {
         if case .error(_, _, let r) = self { return r }
         return nil
+    }
+}
+
+extension PaymentHarness {
+    /// The first column of each row of a query, as bytes: what no protocol method reads.
+    func readBlobs(_ sql: String) throws -> [[UInt8]] {
+        switch store {
+        case let s as SQLiteBadgeStore: return try s.database.readBlobsForTesting(sql)
+        case let p as PostgresBadgeStore: return try p.database.readBlobsForTesting(sql)
+        default: throw Missing()
+        }
     }
 }

@@ -5,29 +5,30 @@ import Storage
 import TestSupport
 import Testing
 
+/// The storage suite, on SQLite and on PostgreSQL: the same rules hold on both, refused with the
+/// same ``StorageError`` cases (the constraint texts are each database's own).
 @Suite struct StorageTests {
     let dir = TemporaryDirectory("storage")
     let t0 = Timestamp(CivilDate(year: 2026, month: 3, day: 10), hour: 11)
-
-    func open() throws -> SQLiteBadgeStore { try SQLiteBadgeStore(path: dir.file("badges.sqlite")) }
 
     func entry(_ id: String, change: Int, balance: Int, type: LedgerEntryType, at t: Timestamp) -> LedgerEntry {
         LedgerEntry(entryId: id, changeMonths: change, balanceMonths: balance, balanceStartTs: t, balanceAnchorTs: t,
                     balanceBadgeType: .supporter, createdAt: t, entryType: type)
     }
 
-    @Test func migratesOnceAndReopens() throws {
+    @Test(arguments: StoreBackend.allCases) func migratesOnceAndReopens(_ backend: StoreBackend) throws {
+        let database = try backend.makeDatabase(in: dir)
         do {
-            let store = try open()
+            let store = try database.open()
             try store.write { try $0.insertPrice(BadgePrice(priceId: "p1", badgeType: .supporter, monthPrice: 700, currency: "usd", status: .active, createdAt: t0)) }
         }
-        let store = try open()
+        let store = try database.open()
         #expect(try store.read { try $0.prices() }.map(\.priceId) == ["p1"])
         #expect(store.readiness() == .ready)
     }
 
-    @Test func storeProductsAreSeededWithTheUpstreamIdsAndChangeInPlace() throws {
-        let store = try open()
+    @Test(arguments: StoreBackend.allCases) func storeProductsAreSeededWithTheUpstreamIdsAndChangeInPlace(_ backend: StoreBackend) throws {
+        let store = try backend.makeStore(in: dir)
         // The migration's SQL and the Swift list name the same products.
         #expect(Set(try store.read { try $0.storeProducts() }) == Set(StoreProducts.upstream.products))
         let changed = StoreProduct(store: "google", productId: "subscr_badge_legend_01", basePlanId: "subscr-badge-legend-year-01",
@@ -49,8 +50,8 @@ import Testing
         #expect(try store.read { try $0.storeProducts() }.count == StoreProducts.upstream.products.count)
     }
 
-    @Test func upgradeInvoicesReadBackByInvoiceAndByThePurchaseTheyConvert() throws {
-        let store = try open()
+    @Test(arguments: StoreBackend.allCases) func upgradeInvoicesReadBackByInvoiceAndByThePurchaseTheyConvert(_ backend: StoreBackend) throws {
+        let store = try backend.makeStore(in: dir)
         let old = try store.write { try $0.insertPurchase(key: "old-key", masterKey: [1], badgeType: .supporter, at: t0) }
         let invoice = InvoiceRecord(invoiceId: "inv-up", purchaseKey: "new-key", badgeType: .legend, months: 1, price: 7000,
                                     discount: 0, credit: 3850, amount: 3150, currency: "usd", priceId: "p", offerId: nil,
@@ -66,8 +67,8 @@ import Testing
         #expect(try store.read { try $0.invoiceUpgrade(invoiceId: "other") } == nil)
     }
 
-    @Test func catalogRoundTrip() throws {
-        let store = try open()
+    @Test(arguments: StoreBackend.allCases) func catalogRoundTrip(_ backend: StoreBackend) throws {
+        let store = try backend.makeStore(in: dir)
         let price = BadgePrice(priceId: "p1", badgeType: .legend, monthPrice: 7000, currency: "usd", status: .deprecated, createdAt: t0)
         let offers = [
             BadgeOffer(offerId: "o1", priceId: nil, months: 3, discount: .freeMonths(1), status: .active, createdAt: t0),
@@ -85,26 +86,28 @@ import Testing
         #expect(try store.read { try $0.offers() }.first?.status == .disabled)
     }
 
-    @Test func offerOfUnknownPriceIsRefused() throws {
-        let store = try open()
-        #expect(throws: StorageError.brokenInvariant(.foreignKey, constraint: "FOREIGN KEY constraint failed")) {
+    @Test(arguments: StoreBackend.allCases) func offerOfUnknownPriceIsRefused(_ backend: StoreBackend) throws {
+        let store = try backend.makeStore(in: dir)
+        #expect(throws: StorageError.brokenInvariant(.foreignKey, constraint: backend.text(sqlite: "FOREIGN KEY constraint failed",
+                                                                    postgres: #"insert or update on table "badge_offers" violates foreign key constraint "badge_offers_price_id_fkey""#))) {
             try store.write { try $0.insertOffer(BadgeOffer(offerId: "o", priceId: "missing", months: 3, discount: .freeMonths(1), status: .active, createdAt: t0)) }
         }
     }
 
-    @Test func purchaseKeyIsUnique() throws {
-        let store = try open()
+    @Test(arguments: StoreBackend.allCases) func purchaseKeyIsUnique(_ backend: StoreBackend) throws {
+        let store = try backend.makeStore(in: dir)
         let p = try store.write { try $0.insertPurchase(key: "K", masterKey: [1, 2, 3], badgeType: .supporter, at: t0) }
         #expect(try store.read { try $0.purchase(key: "K") } == p)
         #expect(try store.read { try $0.purchase(id: p.id) } == p)
         #expect(try store.read { try $0.purchase(key: "L") } == nil)
-        #expect(throws: StorageError.conflict(constraint: "UNIQUE constraint failed: badge_purchases.purchase_key")) {
+        #expect(throws: StorageError.conflict(constraint: backend.text(sqlite: "UNIQUE constraint failed: badge_purchases.purchase_key",
+                                                                  postgres: #"duplicate key value violates unique constraint "badge_purchases_purchase_key_key""#))) {
             try store.write { try $0.insertPurchase(key: "K", masterKey: [9], badgeType: .legend, at: t0) }
         }
     }
 
-    @Test func ledgerRoundTripsEveryEntryType() throws {
-        let store = try open()
+    @Test(arguments: StoreBackend.allCases) func ledgerRoundTripsEveryEntryType(_ backend: StoreBackend) throws {
+        let store = try backend.makeStore(in: dir)
         let p = try store.write { try $0.insertPurchase(key: "K", masterKey: [1], badgeType: .supporter, at: t0) }
         let types: [LedgerEntryType] = [
             .credit(.payment(invoiceId: "inv")), .credit(.payment(invoiceId: nil)), .credit(.code),
@@ -120,8 +123,8 @@ import Testing
 
     /// The indexed tail read holds what the rule picks from the whole ledger, for every
     /// assertion (each held row, an id of another purchase, none) and limit.
-    @Test func ledgerTailReadsWhatTheRulePicksFromTheWholeLedger() throws {
-        let store = try open()
+    @Test(arguments: StoreBackend.allCases) func ledgerTailReadsWhatTheRulePicksFromTheWholeLedger(_ backend: StoreBackend) throws {
+        let store = try backend.makeStore(in: dir)
         let p = try store.write { try $0.insertPurchase(key: "K", masterKey: [1], badgeType: .supporter, at: t0) }
         let other = try store.write { try $0.insertPurchase(key: "L", masterKey: [2], badgeType: .supporter, at: t0) }
         let rows = (1...12).map { i in entry("e\(i)", change: 1, balance: i, type: .credit(.support), at: t0.adding(seconds: Int64(i))) }
@@ -144,8 +147,8 @@ import Testing
         #expect(try store.read { try $0.ledgerTail(purchaseId: p.id, asserting: nil, completeHistoryLimit: 0) }.count == 13)
     }
 
-    @Test func ledgerAppendIsConditionalOnTheTip() throws {
-        let store = try open()
+    @Test(arguments: StoreBackend.allCases) func ledgerAppendIsConditionalOnTheTip(_ backend: StoreBackend) throws {
+        let store = try backend.makeStore(in: dir)
         let p = try store.write { try $0.insertPurchase(key: "K", masterKey: [1], badgeType: .supporter, at: t0) }
         try store.write { try $0.appendLedger(purchaseId: p.id, expectedCount: 0, entries: [entry("a", change: 3, balance: 3, type: .credit(.code), at: t0)]) }
         // A writer that read the empty ledger is refused: the tip moved.
@@ -155,25 +158,27 @@ import Testing
         #expect(try store.read { try $0.ledger(purchaseId: p.id) }.map(\.entryId) == ["a"])
     }
 
-    @Test func negativeBalanceIsRefusedByTheDatabase() throws {
-        let store = try open()
+    @Test(arguments: StoreBackend.allCases) func negativeBalanceIsRefusedByTheDatabase(_ backend: StoreBackend) throws {
+        let store = try backend.makeStore(in: dir)
         let p = try store.write { try $0.insertPurchase(key: "K", masterKey: [1], badgeType: .supporter, at: t0) }
-        #expect(throws: StorageError.brokenInvariant(.check, constraint: "CHECK constraint failed: balance_months >= 0")) {
+        #expect(throws: StorageError.brokenInvariant(.check, constraint: backend.text(sqlite: "CHECK constraint failed: balance_months >= 0",
+                                                                         postgres: #"new row for relation "badge_ledger" violates check constraint "badge_ledger_balance_months_check""#))) {
             try store.write { try $0.appendLedger(purchaseId: p.id, expectedCount: 0, entries: [entry("a", change: -1, balance: -1, type: .debit(.badge), at: t0)]) }
         }
     }
 
-    @Test func aMissingRequiredValueIsABrokenInvariant() throws {
-        let store = try open()
-        #expect(throws: StorageError.brokenInvariant(.notNull, constraint: "NOT NULL constraint failed: badge_purchases.master_key")) {
-            try store.database.executeForTesting("""
+    @Test(arguments: StoreBackend.allCases) func aMissingRequiredValueIsABrokenInvariant(_ backend: StoreBackend) throws {
+        let store = try backend.makeStore(in: dir)
+        #expect(throws: StorageError.brokenInvariant(.notNull, constraint: backend.text(sqlite: "NOT NULL constraint failed: badge_purchases.master_key",
+                                                                           postgres: #"null value in column "master_key" of relation "badge_purchases" violates not-null constraint"#))) {
+            try execute(on: store, """
                 INSERT INTO badge_purchases (purchase_key, master_key, badge_type, created_at) VALUES ('K', NULL, 'supporter', 0)
                 """)
         }
     }
 
-    @Test func failedTransactionWritesNothing() throws {
-        let store = try open()
+    @Test(arguments: StoreBackend.allCases) func failedTransactionWritesNothing(_ backend: StoreBackend) throws {
+        let store = try backend.makeStore(in: dir)
         struct Boom: Error {}
         #expect(throws: Boom.self) {
             try store.write { w in
@@ -184,8 +189,8 @@ import Testing
         #expect(try store.read { try $0.purchase(key: "K") } == nil)
     }
 
-    @Test func issuancesLatestByPeriodEnd() throws {
-        let store = try open()
+    @Test(arguments: StoreBackend.allCases) func issuancesLatestByPeriodEnd(_ backend: StoreBackend) throws {
+        let store = try backend.makeStore(in: dir)
         let p = try store.write { try $0.insertPurchase(key: "K", masterKey: [1], badgeType: .supporter, at: t0) }
         let rows = [entry("c", change: 2, balance: 2, type: .credit(.code), at: t0), entry("b1", change: -1, balance: 1, type: .debit(.badge), at: t0),
                     entry("b2", change: -1, balance: 0, type: .debit(.badge), at: t0)]
@@ -202,13 +207,14 @@ import Testing
         }
         #expect(try store.read { try $0.latestIssuance(purchaseId: p.id) } == second)
         // one issuance per badge row
-        #expect(throws: StorageError.conflict(constraint: "UNIQUE constraint failed: badge_issuances.entry_id")) {
+        #expect(throws: StorageError.conflict(constraint: backend.text(sqlite: "UNIQUE constraint failed: badge_issuances.entry_id",
+                                                                  postgres: #"duplicate key value violates unique constraint "badge_issuances_pkey""#))) {
             try store.write { try $0.insertIssuance(first) }
         }
     }
 
-    @Test func codesAndRedemptions() throws {
-        let store = try open()
+    @Test(arguments: StoreBackend.allCases) func codesAndRedemptions(_ backend: StoreBackend) throws {
+        let store = try backend.makeStore(in: dir)
         let hash = [UInt8](repeating: 0xab, count: 32)
         let code = CodeRecord(hash: hash, badgeType: .supporter, months: 3, maxUses: 2, payment: .paid, expiresAt: nil, createdAt: t0)
         try store.write { try $0.insertCode(code) }
@@ -219,19 +225,23 @@ import Testing
         try store.write { try $0.insertRedemption(codeHash: hash, purchaseId: b.id, at: t0) }
         #expect(try store.read { try $0.redemptions(codeHash: hash) }.sorted() == [a.id, b.id].sorted())
         // a purchase redeems at most one code, once
-        #expect(throws: StorageError.conflict(constraint: "UNIQUE constraint failed: badge_code_redemptions.code_hash, badge_code_redemptions.purchase_id")) {
+        #expect(throws: StorageError.conflict(constraint: backend.text(
+            sqlite: "UNIQUE constraint failed: badge_code_redemptions.code_hash, badge_code_redemptions.purchase_id",
+            postgres: #"duplicate key value violates unique constraint "badge_code_redemptions_pkey""#))) {
             try store.write { try $0.insertRedemption(codeHash: hash, purchaseId: a.id, at: t0) }
         }
         #expect(try store.write { try $0.revokeCode(hash: hash, at: t0) })
         #expect(try !store.write { try $0.revokeCode(hash: hash, at: t0) })
         #expect(try store.read { try $0.code(hash: hash) }?.revokedAt == t0)
-        #expect(throws: StorageError.brokenInvariant(.check, constraint: "CHECK constraint failed: months BETWEEN 1 AND 255")) {
+        #expect(throws: StorageError.brokenInvariant(.check, constraint: backend.text(sqlite: "CHECK constraint failed: months BETWEEN 1 AND 255",
+                                                                         postgres: #"new row for relation "badge_codes" violates check constraint "badge_codes_months_check""#))) {
             try store.write { try $0.insertCode(CodeRecord(hash: [1], badgeType: .supporter, months: 0, maxUses: 1, payment: .free, expiresAt: nil, createdAt: t0)) }
         }
     }
 
-    @Test func twoHandlesOnOneFileSerialiseWrites() throws {
-        let a = try open(), b = try open()
+    @Test(arguments: StoreBackend.allCases) func twoHandlesOnOneDatabaseSerialiseWrites(_ backend: StoreBackend) throws {
+        let database = try backend.makeDatabase(in: dir)
+        let a = try database.open(), b = try database.open()
         let p = try a.write { try $0.insertPurchase(key: "K", masterKey: [1], badgeType: .supporter, at: t0) }
         try b.write { try $0.appendLedger(purchaseId: p.id, expectedCount: 0, entries: [entry("x", change: 1, balance: 1, type: .credit(.support), at: t0)]) }
         #expect(try a.read { try $0.ledger(purchaseId: p.id) }.count == 1)
@@ -299,8 +309,9 @@ import Testing
     let dir = TemporaryDirectory("storage-subscriptions")
     let t0 = Timestamp(CivilDate(year: 2026, month: 3, day: 10), hour: 11)
 
-    @Test func aSubscriptionIsRecordedOncePerReferenceAndItsChargesGrantedOnce() throws {
-        let store = try SQLiteBadgeStore(path: dir.file("badges.sqlite"))
+    @Test(arguments: StoreBackend.allCases)
+    func aSubscriptionIsRecordedOncePerReferenceAndItsChargesGrantedOnce(_ backend: StoreBackend) throws {
+        let store = try backend.makeStore(in: dir)
         var record = try store.write { try $0.insertSubscription(store: "apple", reference: "1000") }
         #expect(record.purchaseId == nil && record.checkedAt.isEmpty && record.state == nil)
         #expect(throws: StorageError.self) { try store.write { _ = try $0.insertSubscription(store: "apple", reference: "1000") } }
@@ -338,5 +349,24 @@ import Testing
                 == SubscriptionFunding(purchaseId: purchase.id, subscriptionId: record.id, movedAwayAt: t0))
         try store.write { try $0.setPurchaseBadgeType(purchaseId: purchase.id, .legend) }
         #expect(try store.read { try $0.purchase(id: purchase.id)?.badgeType } == .legend)
+    }
+}
+
+extension StoreBackend {
+    /// The text each database gives the same failure.
+    func text(sqlite: String, postgres: String) -> String {
+        switch self {
+        case .sqlite: return sqlite
+        case .postgres: return postgres
+        }
+    }
+}
+
+/// Runs raw SQL in a write transaction of either backend's store (a row no protocol method writes).
+func execute(on store: any BadgeStore, _ sql: String) throws {
+    switch store {
+    case let sqlite as SQLiteBadgeStore: try sqlite.database.executeForTesting(sql)
+    case let postgres as PostgresBadgeStore: try postgres.database.executeForTesting(sql)
+    default: Issue.record("no raw SQL on \(type(of: store))")
     }
 }

@@ -1,0 +1,36 @@
+import BadgeCore
+import Ledger
+
+/// ``BadgeStore`` on a PostgreSQL server, which several gateway instances may share: the same
+/// queries as SQLite's (``SQLStoreTransaction``) in the transactions ``PostgresDatabase`` runs.
+public final class PostgresBadgeStore: BadgeStore {
+    public let database: PostgresDatabase
+
+    /// Connects and migrates (or only checks the schema version, when `migrate` is false); see
+    /// ``PostgresDatabase/init(settings:migrate:)``.
+    public init(settings: PostgresSettings, migrate: Bool = true) throws {
+        database = try PostgresDatabase(settings: settings, migrate: migrate)
+    }
+
+    public func read<T>(_ body: (any StoreReader) throws -> T) throws -> T {
+        try database.read { try body(SQLStoreTransaction(conn: $0)) }
+    }
+
+    public func write<T>(_ body: (any StoreWriter) throws -> T) throws -> T {
+        try database.write { try body(SQLStoreTransaction(conn: $0)) }
+    }
+
+    public func readiness() -> Readiness { database.readiness() }
+
+    /// Whether any purchase was ever made (then issued credentials depend on the issuer key).
+    public func holdsPurchases() throws -> Bool {
+        try database.read { try !$0.query("SELECT 1 FROM badge_purchases LIMIT 1").isEmpty }
+    }
+
+    /// The totals of ``StoreTotals``; the database's size is `pg_database_size`.
+    public func totals() throws -> StoreTotals {
+        try database.read { conn in
+            try StoreTotals.read(conn, databaseBytes: { try $0.query("SELECT pg_database_size(current_database())").first?.int(0) ?? 0 })
+        }
+    }
+}

@@ -1,0 +1,154 @@
+import BadgeCore
+import Foundation
+import Locking
+
+/// The PostgreSQL database: a bounded pool of connections shared by every thread of the process,
+/// and by other processes through the server.
+///
+/// A write runs in one SERIALIZABLE transaction: the server aborts one of two transactions whose
+/// reads and writes cannot be put in some order, so every read-then-write of the store holds
+/// across gateway instances as it does under SQLite's single writer, and the constraints back each
+/// uniqueness rule. A serialisation failure or deadlock re-runs the whole body (a few times, then
+/// it is a ``StorageError/conflict(constraint:)``); a lost connection is closed, not pooled, and
+/// the request fails with ``StorageError/unavailable(reason:)``. A read runs in one REPEATABLE READ,
+/// READ ONLY transaction (a consistent snapshot).
+///
+/// `@unchecked Sendable`: a connection is used by one thread between taking it from `idle` and
+/// putting it back; `permits` bounds how many are out at once.
+public final class PostgresDatabase: @unchecked Sendable {
+    /// Attempts of a write whose transaction the server aborted for a serialisation failure or a deadlock.
+    static let serialisationAttempts = 8
+
+    public let settings: PostgresSettings
+    private let idle = LockedValueBox<[PostgresConnection]>([])
+    private let permits: DispatchSemaphore
+
+    /// Connects once (so a wrong URL, password or server shows at start), applies pending
+    /// migrations when `migrate` is set, and refuses a schema newer than this service knows
+    /// (``StorageError/newerSchema(found:supported:)``) or, without `migrate`, older.
+    public init(settings: PostgresSettings, migrate: Bool = true) throws {
+        self.settings = settings
+        permits = DispatchSemaphore(value: settings.poolSize)
+        let first = try PostgresConnection(settings: settings)
+        if migrate {
+            try PostgresMigrations.apply(to: first)
+        } else {
+            let version = try PostgresMigrations.currentVersion(first)
+            if version > Migrations.latestVersion {
+                throw StorageError.newerSchema(found: version, supported: Migrations.latestVersion)
+            }
+            if version < Migrations.latestVersion {
+                throw StorageError.unavailable(reason: "\(settings.redacted) is at schema version \(version), this service needs \(Migrations.latestVersion): run badge-service migrate")
+            }
+        }
+        idle.withLock { $0.append(first) }
+    }
+
+    /// Runs `body` in one write transaction; commits if it returns, rolls back if it throws.
+    func write<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        var attempt = 0
+        while true {
+            attempt += 1
+            do {
+                return try transaction("BEGIN ISOLATION LEVEL SERIALIZABLE", body)
+            } catch let retry as SerialisationFailure {
+                guard attempt < Self.serialisationAttempts else { throw retry.error }
+                // Spread the retries of transactions that collided, so they do not collide again.
+                usleep(UInt32.random(in: 1_000...(5_000 * UInt32(attempt))))
+            }
+        }
+    }
+
+    /// Runs `body` in one read-only transaction on a consistent snapshot.
+    func read<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        do {
+            return try transaction("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY", body)
+        } catch let failure as SerialisationFailure {
+            throw failure.error
+        }
+    }
+
+    /// A transaction the server aborted as a whole (serialisation failure or deadlock): `error`
+    /// is what the body saw.
+    private struct SerialisationFailure: Error { let error: any Error }
+
+    private func transaction<T>(_ begin: String, _ body: (PostgresConnection) throws -> T) throws -> T {
+        try withConnection { conn in
+            conn.resetTransactionState()
+            try conn.execute(begin)
+            do {
+                let result = try body(conn)
+                try conn.execute("COMMIT")
+                if conn.mustRetryTransaction { throw SerialisationFailure(error: StorageError.conflict(constraint: "serialisation failure")) }
+                return result
+            } catch {
+                conn.rollback()
+                if conn.mustRetryTransaction { throw SerialisationFailure(error: error) }
+                throw error
+            }
+        }
+    }
+
+    /// Takes a connection for `body`, opening one when none is idle and fewer than the pool size
+    /// are out, else waiting up to the connect timeout. A pooled connection the server dropped
+    /// (a restart) fails at its first statement: then every idle one is closed, as they are as
+    /// stale, and `body` runs once more on a fresh connection.
+    private func withConnection<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        guard permits.wait(timeout: .now() + .seconds(settings.connectTimeoutSeconds)) == .success else {
+            throw StorageError.unavailable(reason: "all \(settings.poolSize) connections to \(settings.redacted) stayed busy for \(settings.connectTimeoutSeconds) s ([database] pool_size)")
+        }
+        defer { permits.signal() }
+        if let pooled = idle.withLock({ $0.popLast() }) {
+            do {
+                return try run(body, on: pooled)
+            } catch StorageError.unavailable where pooled.isBroken {
+                idle.withLock { $0.removeAll() }
+            }
+        }
+        return try run(body, on: try PostgresConnection(settings: settings))
+    }
+
+    private func run<T>(_ body: (PostgresConnection) throws -> T, on conn: PostgresConnection) throws -> T {
+        defer { if conn.isOpen { idle.withLock { $0.append(conn) } } }
+        return try body(conn)
+    }
+
+    /// Whether a write lands now and a read succeeds (for /readyz), or why not, naming the server.
+    public func readiness() -> Readiness {
+        do {
+            _ = try write { try $0.query("UPDATE service_readiness SET probes = probes + 1 WHERE id = 1") }
+            _ = try read { try $0.query("SELECT probes FROM service_readiness") }
+            return .ready
+        } catch {
+            let reason = (error as? StorageError)?.reasonText ?? "\(error)"
+            return .notReady(reason: "database \(settings.redacted) is not available: \(reason)")
+        }
+    }
+
+    /// The schema version the database is at (0: empty).
+    public func schemaVersion() throws -> Int {
+        try withConnection { try PostgresMigrations.currentVersion($0) }
+    }
+
+    /// Closes every idle connection (tests: a server restart; shutdown).
+    public func closeIdleConnections() {
+        idle.withLock { $0.removeAll() }
+    }
+}
+
+extension PostgresDatabase {
+    /// Runs SQL outside any transaction on a connection of its own (tests: creating a database).
+    package static func execute(_ sql: String, settings: PostgresSettings) throws {
+        try PostgresConnection(settings: settings).execute(sql)
+    }
+
+    /// The first column of each row of a query, as bytes. Tests only: reads what no protocol exposes.
+    package func readBlobsForTesting(_ sql: String) throws -> [[UInt8]] {
+        try read { try $0.query(sql).map { try $0.blob(0) } }
+    }
+
+    /// Runs SQL in a write transaction (tests: simulating a newer service, breaking a row).
+    package func executeForTesting(_ sql: String) throws {
+        _ = try write { try $0.execute(sql) }
+    }
+}

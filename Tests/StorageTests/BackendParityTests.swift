@@ -1,0 +1,195 @@
+import BadgeCore
+import Dispatch
+import Foundation
+import Ledger
+import Locking
+import Storage
+import TestSupport
+import Testing
+
+/// What must hold on both backends beyond single-writer round trips: one schema, the version
+/// rule, and conditional writes racing from separate handles (separate processes' worth of
+/// connections on PostgreSQL) landing once.
+@Suite struct BackendParityTests {
+    let dir = TemporaryDirectory("storage-parity")
+    let t0 = Timestamp(CivilDate(year: 2026, month: 3, day: 10), hour: 11)
+
+    func entry(_ id: String, balance: Int) -> LedgerEntry {
+        LedgerEntry(entryId: id, changeMonths: 1, balanceMonths: balance, balanceStartTs: t0, balanceAnchorTs: t0,
+                    balanceBadgeType: .supporter, createdAt: t0, entryType: .credit(.support))
+    }
+
+    @Test func bothBackendsReachTheSameSchema() throws {
+        let sqlite = try SQLiteBadgeStore(path: dir.file("schema.sqlite"))
+        let postgres = try PostgresBadgeStore(settings: try PostgresCluster.shared.makeDatabase())
+        let a = try sqlite.database.schema(), b = try postgres.database.schema()
+        #expect(a.tables.count >= 15)
+        #expect(a == b, "SQLite:\n\(a)\nPostgreSQL:\n\(b)")
+        #expect(try postgres.database.schemaVersion() == sqlite.database.schemaVersion())
+    }
+
+    @Test(arguments: StoreBackend.allCases) func aDatabaseFromANewerServiceIsRefused(_ backend: StoreBackend) throws {
+        let database = try backend.makeDatabase(in: dir)
+        try execute(on: try database.open(), "INSERT INTO schema_migrations (version, applied_at) VALUES (999, 0)")
+        #expect {
+            _ = try database.open()
+        } throws: { error in
+            if case StorageError.newerSchema(found: 999, supported: _) = error { return true } else { return false }
+        }
+    }
+
+    /// Eight handles append from the same tip at once: one lands, every other is a conflict.
+    @Test(arguments: StoreBackend.allCases) func racingAppendsFromOneTipLandOnce(_ backend: StoreBackend) throws {
+        let database = try backend.makeDatabase(in: dir)
+        let setup = try database.open()
+        let purchase = try setup.write { try $0.insertPurchase(key: "K", masterKey: [1], badgeType: .supporter, at: t0) }
+        let stores = try (0..<8).map { _ in try database.open() }
+        let outcomes = LockedValueBox<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: stores.count) { i in
+            do {
+                try stores[i].write { try $0.appendLedger(purchaseId: purchase.id, expectedCount: 0, entries: [entry("e\(i)", balance: 1)]) }
+                outcomes.withLock { $0.append("landed") }
+            } catch StorageError.conflict {
+                outcomes.withLock { $0.append("conflict") }
+            } catch {
+                outcomes.withLock { $0.append("\(error)") }
+            }
+        }
+        #expect(outcomes.withLock { $0 }.sorted() == ["conflict"] * 7 + ["landed"])
+        #expect(try setup.read { try $0.ledger(purchaseId: purchase.id) }.count == 1)
+    }
+
+    /// Eight keys race for the last use of a code, each in one transaction that counts the uses
+    /// and then redeems: one wins, the others see the code used.
+    @Test(arguments: StoreBackend.allCases) func racingKeysForTheLastUseOfACodeGetOneWinner(_ backend: StoreBackend) throws {
+        struct CodeUsed: Error {}
+        let database = try backend.makeDatabase(in: dir)
+        let hash = [UInt8](repeating: 7, count: 32)
+        try database.open().write {
+            try $0.insertCode(CodeRecord(hash: hash, badgeType: .supporter, months: 1, maxUses: 1, payment: .free, expiresAt: nil, createdAt: t0))
+        }
+        let stores = try (0..<8).map { _ in try database.open() }
+        let outcomes = LockedValueBox<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: stores.count) { i in
+            do {
+                try stores[i].write { w in
+                    guard try w.redemptions(codeHash: hash).count < 1 else { throw CodeUsed() }
+                    let p = try w.insertPurchase(key: "K\(i)", masterKey: [1], badgeType: .supporter, at: t0)
+                    try w.insertRedemption(codeHash: hash, purchaseId: p.id, at: t0)
+                }
+                outcomes.withLock { $0.append("won") }
+            } catch is CodeUsed {
+                outcomes.withLock { $0.append("used") }
+            } catch StorageError.conflict {
+                outcomes.withLock { $0.append("used") }
+            } catch {
+                outcomes.withLock { $0.append("\(error)") }
+            }
+        }
+        #expect(outcomes.withLock { $0 }.sorted() == ["used"] * 7 + ["won"])
+        #expect(try stores[0].read { try $0.redemptions(codeHash: hash) }.count == 1)
+    }
+
+    @Test(arguments: StoreBackend.allCases) func conditionalWritesAnswerOnce(_ backend: StoreBackend) throws {
+        let store = try backend.makeStore(in: dir)
+        #expect(try store.write { try $0.recordProviderEvent(provider: "stripe", eventId: "evt", at: t0) })
+        #expect(try !store.write { try $0.recordProviderEvent(provider: "stripe", eventId: "evt", at: t0) })
+        let a = try store.write { try $0.insertPurchase(key: "A", masterKey: [1], badgeType: .supporter, at: t0) }
+        let b = try store.write { try $0.insertPurchase(key: "B", masterKey: [1], badgeType: .supporter, at: t0) }
+        let receipt = [UInt8](repeating: 3, count: 32)
+        try store.write { try $0.insertReceipt(hash: receipt, purchaseId: a.id) }
+        #expect(throws: StorageError.conflict(constraint: "receipt moved")) {
+            try store.write { try $0.retireReceipt(hash: receipt, from: b.id, to: a.id, at: t0) }
+        }
+        try store.write { try $0.retireReceipt(hash: receipt, from: a.id, to: b.id, at: t0) }
+        #expect(try store.read { try $0.receiptHolder(hash: receipt) } == nil)
+        #expect(try store.read { try $0.receiptTransfer(hash: receipt) }.map { [$0.from, $0.to] } == [a.id, b.id])
+        #expect(throws: StorageError.conflict(constraint: "receipt moved")) {
+            try store.write { try $0.retireReceipt(hash: receipt, from: a.id, to: b.id, at: t0) }
+        }
+        try store.write { try $0.setPause(purchaseId: a.id, since: t0) }
+        #expect(throws: StorageError.conflict(constraint: "pause changed")) {
+            try store.write { try $0.endPause(purchaseId: a.id, expected: nil) }
+        }
+        try store.write { try $0.endPause(purchaseId: a.id, expected: t0) }
+        #expect(try store.read { try $0.pausedSince(purchaseId: a.id) } == nil)
+    }
+}
+
+/// What only PostgreSQL has: a server that may go away and come back, a pool, timeouts, and a
+/// URL that must not hold the password.
+@Suite struct PostgresOperationsTests {
+    let t0 = Timestamp(CivilDate(year: 2026, month: 3, day: 10), hour: 11)
+
+    @Test func aURLHoldingAPasswordIsRefusedAndTheRedactedNameHasNone() throws {
+        #expect(throws: PostgresSettingsError.passwordInURL) {
+            _ = try PostgresSettings(url: "postgresql://badge:secret@127.0.0.1:5432/badges", password: nil)
+        }
+        #expect(throws: PostgresSettingsError.self) { _ = try PostgresSettings(url: "postgresql://[::1", password: nil) }
+        let settings = try PostgresSettings(url: "host=db.internal port=6543 user=svc dbname=badges", password: "hunter2")
+        #expect(settings.redacted == "postgresql://svc@db.internal:6543/badges")
+    }
+
+    @Test func aWrongPasswordIsUnavailableNamingTheServerNotThePassword() throws {
+        let cluster = PostgresCluster.shared
+        let wrong = "not-\(cluster.password)"
+        let settings = try PostgresSettings(url: cluster.url(database: "postgres"), password: wrong)
+        #expect {
+            _ = try PostgresBadgeStore(settings: settings)
+        } throws: { error in
+            guard case StorageError.unavailable(let reason) = error else { return false }
+            return reason.contains("127.0.0.1") && !reason.contains(wrong)
+        }
+    }
+
+    @Test func aStatementPastItsTimeoutIsUnavailable() throws {
+        let store = try PostgresBadgeStore(settings: try PostgresCluster.shared.makeDatabase(statementTimeoutMilliseconds: 200))
+        #expect(throws: StorageError.unavailable(reason: "a statement ran past [database] statement_timeout_ms")) {
+            try store.database.executeForTesting("SELECT pg_sleep(2)")
+        }
+        #expect(store.readiness() == .ready)
+    }
+
+    /// With every connection of the pool out, a request waits the connect timeout and is unavailable.
+    @Test func theConnectionPoolIsBounded() throws {
+        let store = try PostgresBadgeStore(settings: try PostgresCluster.shared.makeDatabase(poolSize: 1))
+        let holding = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        let holder = Thread {
+            _ = try? store.read { _ in
+                holding.signal()
+                release.wait()
+            }
+        }
+        holder.start()
+        holding.wait()
+        let started = Date()
+        #expect(throws: StorageError.self) { _ = try store.read { try $0.prices() } }
+        #expect(Date().timeIntervalSince(started) >= 1.5)
+        release.signal()
+        #expect(waitUntil { (try? store.read { try $0.prices() }) != nil })
+    }
+
+    /// The server restarts under an open store: requests fail as unavailable (retryable) while it
+    /// is down, /readyz says so, and the same store works again once it is back, without reopening.
+    @Test func aRestartedServerIsUnavailableThenRecovered() throws {
+        let cluster = try PostgresCluster.dedicated()
+        let store = try PostgresBadgeStore(settings: try cluster.makeDatabase())
+        _ = try store.write { try $0.insertPurchase(key: "K", masterKey: [1], badgeType: .supporter, at: t0) }
+        try cluster.stop()
+        #expect {
+            _ = try store.read { try $0.purchase(key: "K") }
+        } throws: { error in
+            if case StorageError.unavailable = error { return true } else { return false }
+        }
+        #expect(store.readiness().reason?.contains("127.0.0.1:\(cluster.port)") == true)
+        try cluster.start()
+        #expect(try store.read { try $0.purchase(key: "K") }?.purchaseKey == "K")
+        #expect(store.readiness() == .ready)
+        // A restart while connections sit idle in the pool: the first request after it still succeeds.
+        try cluster.restart()
+        _ = try store.write { try $0.insertPurchase(key: "L", masterKey: [1], badgeType: .supporter, at: t0) }
+        #expect(try store.read { try $0.purchase(key: "L") } != nil)
+    }
+}
+
+private func * (items: [String], times: Int) -> [String] { Array((0..<times).flatMap { _ in items }) }
