@@ -35,6 +35,7 @@ public enum BadgeServiceCLI {
           serve     run the service (default: 127.0.0.1:8080, data in ./badge-data)
           init      prepare a data directory (database, catalog, issuer key) as the first serve does
           backup    copy the database (online, safe while serving) and the issuer key to a new directory
+          migrate   apply pending database migrations (SQLite or PostgreSQL) and print the schema version
           issuer    issuer BBS keys: keygen, show, add, activate, sign, verify
           codes     redemption codes: create, revoke, list
           catalog   prices and offers: list, add-price, add-offer, deprecate, disable
@@ -51,7 +52,7 @@ public enum BadgeServiceCLI {
     public static let version = "0.1.0"
 
     /// The commands `run` knows, as the unknown-command hint lists them.
-    static let commands = ["serve", "init", "backup", "issuer", "codes", "catalog", "ledger", "client", "config", "schema"]
+    static let commands = ["serve", "init", "backup", "migrate", "issuer", "codes", "catalog", "ledger", "client", "config", "schema"]
 
     /// Runs one command line (without the program name); returns the exit status. `serve` runs
     /// the service for the `serve` command.
@@ -75,6 +76,7 @@ public enum BadgeServiceCLI {
             case "serve": return try ServeCommand.run(&args, environment: environment, output: output, serve: serve)
             case "init": try InitCommand.run(&args, environment: environment, output: output)
             case "backup": try BackupCommand.run(&args, environment: environment, output: output)
+            case "migrate": try MigrateCommand.run(&args, environment: environment, output: output)
             case "catalog": try CatalogCommand.run(&args, environment: environment, output: output)
             case "issuer": try IssuerCommand.run(&args, environment: environment, output: output)
             case "codes": try CodesCommand.run(&args, environment: environment, output: output)
@@ -123,7 +125,7 @@ struct CommonOptions {
         return CommonOptions(configuration: config)
     }
 
-    func openStore() throws -> SQLiteBadgeStore { try configuration.openStore() }
+    func openStore() throws -> any OperatedStore { try configuration.openStore() }
 }
 
 /// Whole seconds of the system clock: the ledger and the expiry rule work in whole seconds.

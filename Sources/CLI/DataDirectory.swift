@@ -15,7 +15,8 @@ extension ServiceConfiguration {
 
     /// Opens the existing database for an operator command. Never creates one: a mistyped
     /// `--data` must fail, not hand out codes from a fresh database the service never reads.
-    public func openStore() throws -> SQLiteBadgeStore {
+    public func openStore() throws -> any OperatedStore {
+        if let postgres = try postgresSettings() { return try openPostgres(postgres) }
         var isDirectory: ObjCBool = false
         if databasePathSetting == nil,
            !FileManager.default.fileExists(atPath: dataDirectory, isDirectory: &isDirectory) || !isDirectory.boolValue {
@@ -35,11 +36,49 @@ extension ServiceConfiguration {
         try SQLiteBadgeStore(path: databasePath, busyTimeoutMilliseconds: databaseBusyTimeoutMilliseconds,
                              readerCount: databaseReaders)
     }
+
+    /// The PostgreSQL settings when `[database] url` is set (nil: SQLite), the password read
+    /// from `password_file` or `password`. Errors are one line naming the key or file.
+    public func postgresSettings() throws -> PostgresSettings? {
+        guard let url = databaseURL else { return nil }
+        var password = databasePassword
+        if let file = databasePasswordFile {
+            guard password == nil else {
+                throw CommandFailure("[database] password and password_file are both set: keep one")
+            }
+            switch FileSystem.readText(file) {
+            case .success(let text):
+                guard let line = text.split(whereSeparator: \.isNewline).first.map(String.init), !line.isEmpty else {
+                    throw CommandFailure("[database] password_file \(file) is empty")
+                }
+                password = line
+            case .failure(let failure):
+                throw CommandFailure("cannot read [database] password_file \(file): \(failure.reason)")
+            }
+        }
+        do {
+            return try PostgresSettings(url: url, password: password, poolSize: databasePoolSize,
+                                        connectTimeoutSeconds: databaseConnectTimeoutSeconds,
+                                        statementTimeoutMilliseconds: databaseStatementTimeoutMilliseconds)
+        } catch {
+            throw CommandFailure(error.description)
+        }
+    }
+
+    /// Connects to PostgreSQL and applies pending migrations; a failure is one line naming the server.
+    func openPostgres(_ settings: PostgresSettings) throws -> PostgresBadgeStore {
+        do {
+            return try PostgresBadgeStore(settings: settings)
+        } catch let error as StorageError {
+            if case .newerSchema = error { throw CommandFailure("database \(settings.redacted): \(error)") }
+            throw CommandFailure("database \(settings.redacted): \(error.reasonText)")
+        }
+    }
 }
 
 /// What a data directory holds once prepared: the open database and the issuer keys.
 public struct PreparedDataDirectory {
-    public let store: SQLiteBadgeStore
+    public let store: any OperatedStore
     public let keyring: IssuerKeyring
     /// What was created, one line each, for the log.
     public let created: [String]
@@ -47,6 +86,8 @@ public struct PreparedDataDirectory {
     /// At a clean stop: folds the write-ahead log into the database so one file remains.
     /// Returns a warning line when it could not (another process has the database open).
     public func checkpointForShutdown() -> String? {
+        // PostgreSQL keeps its own log: nothing to fold at a stop.
+        guard let store = store as? SQLiteBadgeStore else { return nil }
         do {
             let mode = try store.database.checkpointForShutdown()
             return mode == "delete" ? nil : "database \(store.database.path) left in \(mode) mode: another process has it open"
@@ -66,6 +107,11 @@ public enum DataDirectorySetup {
             try config.createDataDirectory()
             created.append("created data directory \(config.dataDirectory)")
         }
+        if let settings = try config.postgresSettings() {
+            // The database is the server's; the data directory keeps the issuer keys.
+            let store = try config.openPostgres(settings)
+            return try finish(config, store: store, created: created)
+        }
         var isDirectory: ObjCBool = false
         let newDatabase = !FileManager.default.fileExists(atPath: config.databasePath, isDirectory: &isDirectory)
         guard !isDirectory.boolValue else { throw FileSystemError("open database", path: config.databasePath, reason: "is a directory") }
@@ -77,9 +123,14 @@ public enum DataDirectorySetup {
         }
         let store = try config.openDatabase()
         if newDatabase { created.append("created database \(config.databasePath)") }
+        return try finish(config, store: store, created: created)
+    }
+
+    private static func finish(_ config: ServiceConfiguration, store: any OperatedStore, created: [String]) throws -> PreparedDataDirectory {
+        var created = created
         if try DefaultCatalog.seedIfEmpty(store, at: systemClock()) { created.append("seeded the default catalog") }
         let (keyring, madeKey) = try IssuerKeyFile.loadOrCreate(path: config.issuerKeyFile,
-                                                                databasePath: config.databasePath,
+                                                                databasePath: store.location,
                                                                 databaseHoldsPurchases: try store.holdsPurchases())
         if madeKey { created.append("created issuer key index 1 in \(config.issuerKeyFile)") }
         return PreparedDataDirectory(store: store, keyring: keyring, created: created)

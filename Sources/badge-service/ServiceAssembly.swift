@@ -55,8 +55,9 @@ enum ServiceAssembly {
             try config.createDataDirectory()
             ServiceLog.info("created data directory \(dataDirectory)")
         }
-        // One serve per data directory: held until the process exits.
-        let lock = try DataDirectoryLock(directory: config.dataDirectory)
+        // One serve per data directory on SQLite, held until the process exits; PostgreSQL is
+        // made for several instances.
+        let lock = config.databaseURL == nil ? try DataDirectoryLock(directory: config.dataDirectory) : nil
         defer { withExtendedLifetime(lock) {} }
         let prepared = try DataDirectorySetup.prepare(config)
         for line in prepared.created { ServiceLog.info(line) }
@@ -96,7 +97,7 @@ enum ServiceAssembly {
             logLinesDropped: { accessSink?.droppedLines ?? 0 },
             sources: [ProcessMetrics(), ConnectionMetrics(statistics: { madeServer.withLock { $0 }?.connectionStatistics }),
                       StoreMetrics(totals: { try store.totals() }, activeKeyIndex: { issuer.keyring.activeIndex },
-                                   databasePath: config.databasePath)])
+                                   databasePath: store.location)])
         let accessLog = accessSink.map { AccessLog(sink: $0) }
         // Whatever way serve ends from here (a stop, a failed bind), what is buffered goes out.
         defer { _ = accessSink?.flush(timeout: 2) }

@@ -66,6 +66,57 @@ import Testing
         return path
     }
 
+    /// `[database] url` selects PostgreSQL; the password comes from a file or the environment,
+    /// never from the URL, and is never shown or echoed.
+    @Test func postgresKeysAreTypedAndThePasswordIsNeverShown() throws {
+        #expect(try ServiceConfiguration.load(file: nil, environment: [:]).postgresSettings() == nil)
+        let passwordFile = dir.file("db-password")
+        try "s3cret-pw\nignored\n".write(toFile: passwordFile, atomically: true, encoding: .utf8)
+        let path = try write("""
+            [database]
+            url = postgresql://badges@db.internal:6543/badges
+            password_file = \(passwordFile)
+            pool_size = 3
+            connect_timeout = 7
+            statement_timeout_ms = 250
+            """)
+        let fromFile = try #require(try ServiceConfiguration.load(file: path, environment: [:]).postgresSettings())
+        #expect(fromFile.password == "s3cret-pw" && fromFile.poolSize == 3 && fromFile.connectTimeoutSeconds == 7
+                && fromFile.statementTimeoutMilliseconds == 250)
+        #expect(fromFile.redacted == "postgresql://badges@db.internal:6543/badges")
+
+        let fromEnvironment = try ServiceConfiguration.load(file: nil, environment: [
+            "BADGE_SERVICE_DATABASE_URL": "host=db.internal dbname=badges", "BADGE_SERVICE_DATABASE_PASSWORD": "env-pw",
+        ])
+        #expect(try fromEnvironment.postgresSettings()?.password == "env-pw")
+        let shown = fromEnvironment.effectiveValues.map { "\($0.key) = \($0.value ?? "(unset)")" }
+        #expect(shown.contains("[database] password = (set, hidden)") && shown.contains("[database] url = host=db.internal dbname=badges"),
+                "\(shown)")
+
+        // A URL holding a password is refused, naming the key and not the value.
+        do {
+            _ = try ServiceConfiguration.load(file: nil, environment: ["BADGE_SERVICE_DATABASE_URL": "postgresql://u:leaked@h/d"])
+            Issue.record("a URL with a password was accepted")
+        } catch {
+            #expect(!error.description.contains("leaked"))
+            #expect(error.description.contains("BADGE_SERVICE_DATABASE_URL") && error.description.contains("without a password"), "\(error)")
+        }
+        #expect(throws: ConfigurationErrors.self) {
+            try ServiceConfiguration.load(file: nil, environment: ["BADGE_SERVICE_DATABASE_POOL_SIZE": "0"])
+        }
+        // Both password keys, or an unreadable file: one line naming the key.
+        let both = try ServiceConfiguration.load(file: path, environment: ["BADGE_SERVICE_DATABASE_PASSWORD": "env-pw"])
+        #expect { try both.postgresSettings() } throws: {
+            ($0 as? CommandFailure)?.message == "[database] password and password_file are both set: keep one"
+        }
+        let missing = try ServiceConfiguration.load(file: nil, environment: [
+            "BADGE_SERVICE_DATABASE_URL": "host=db", "BADGE_SERVICE_DATABASE_PASSWORD_FILE": dir.file("nope"),
+        ])
+        #expect { try missing.postgresSettings() } throws: {
+            ($0 as? CommandFailure)?.message == "cannot read [database] password_file \(dir.file("nope")): No such file or directory"
+        }
+    }
+
     @Test func defaultsAreTheEmbeddedDeployment() throws {
         let c = try ServiceConfiguration.load(file: nil, environment: [:])
         #expect(c.listenHost == "127.0.0.1" && c.listenPort == 8080)

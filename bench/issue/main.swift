@@ -1,6 +1,8 @@
 // Benchmark of signed issueBadge requests on one core, in process: RFC 9421 verification,
-// JSON, the ledger pass and SQLite, with BBS signing and a durable commit for a due month.
-// The reference measured in the same run is OpenSSL's raw Ed25519 verification rate.
+// JSON, the ledger pass and the database, with BBS signing and a durable commit for a due month.
+// The references measured in the same run are OpenSSL's raw Ed25519 verification rate and, for
+// the PostgreSQL backend, the same requests on SQLite (a throw-away cluster with fsync on, on
+// 127.0.0.1: each commit is a round trip and an fsync of the server's log).
 import BadgeCore
 import Credentials
 import Crypto
@@ -11,6 +13,7 @@ import Ledger
 import RequestAuth
 import Schema
 import Storage
+import TestSupport
 
 /// The benchmark's clock, moved a month at a time between runs.
 /// `@unchecked Sendable`: the benchmark runs on one thread; nothing reads it concurrently.
@@ -26,14 +29,9 @@ func seconds(_ body: () -> Void) -> Double {
 
 func rate(_ count: Int, _ elapsed: Double) -> Double { Double(count) / elapsed }
 
-func benchmark() throws {
-    let purchases = Int(CommandLine.arguments.dropFirst().first ?? "") ?? 300
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("issue-bench-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: dir) }
-
+/// The rates of one store: cached repeats, due months.
+func measure(_ store: any BadgeStore, purchases: Int) throws -> (cached: Double, due: Double) {
     let clock = Clock()
-    let store = try SQLiteBadgeStore(path: dir.appendingPathComponent("badges.sqlite").path)
     try DefaultCatalog.seedIfEmpty(store, at: clock.now)
     let keyring = try IssuerKeyring(index: 1, secretKey: IssuerSecretKey.generate())
     let service = BadgeService(store: store, issuer: KeyringIssuer(keyring: keyring), clock: { clock.now })
@@ -71,19 +69,6 @@ func benchmark() throws {
         return service.handle(body: request.body, caller: .signer(signer.publicKey))
     }
 
-    // 1. Reference: OpenSSL's Ed25519 verification, through the same EVP calls the gateway uses.
-    let refKey = Ed25519PrivateKey()
-    let message = Array(repeating: UInt8(7), count: 300)
-    let signature = refKey.signature(for: message)
-    var verified = 0
-    let refElapsed = seconds {
-        let end = DispatchTime.now().uptimeNanoseconds + 2_000_000_000
-        while DispatchTime.now().uptimeNanoseconds < end {
-            for _ in 0..<100 { if refKey.publicKey.isValidSignature(signature, for: message) { verified += 1 } }
-        }
-    }
-    let ed25519Rate = rate(verified, refElapsed)
-
     // 2. Cached repeats: inside the issued period, answered from the record (no write).
     let cachedRequests = (0..<purchases).map(signedRequest)
     for r in cachedRequests.prefix(50) { _ = serve(r) }  // warm up
@@ -114,13 +99,40 @@ func benchmark() throws {
         }
         for i in 0..<purchases { tips[i] = try store.read { try $0.ledger(purchaseId: $0.purchase(key: keys[i].publicKey.purchaseKeyText)!.id) }.last! }
     }
-    let dueRate = rate(due, dueElapsed)
+    return (cachedRate, rate(due, dueElapsed))
+}
+
+func benchmark() throws {
+    let purchases = Int(CommandLine.arguments.dropFirst().first ?? "") ?? 300
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("issue-bench-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: dir) }
+
+    // 1. Reference: OpenSSL's Ed25519 verification, through the same EVP calls the gateway uses.
+    let refKey = Ed25519PrivateKey()
+    let message = Array(repeating: UInt8(7), count: 300)
+    let signature = refKey.signature(for: message)
+    var verified = 0
+    let refElapsed = seconds {
+        let end = DispatchTime.now().uptimeNanoseconds + 2_000_000_000
+        while DispatchTime.now().uptimeNanoseconds < end {
+            for _ in 0..<100 { if refKey.publicKey.isValidSignature(signature, for: message) { verified += 1 } }
+        }
+    }
+    let ed25519Rate = rate(verified, refElapsed)
+
+    let sqlite = try measure(try SQLiteBadgeStore(path: dir.appendingPathComponent("badges.sqlite").path), purchases: purchases)
+    let cluster = try PostgresCluster.dedicated(durable: true)
+    let postgres = try measure(try PostgresBadgeStore(settings: try cluster.makeDatabase()), purchases: purchases)
 
     func f(_ x: Double) -> String { String(format: "%.0f", x) }
-    print("issueBadge benchmark (release, one thread, \(purchases) purchases, SQLite WAL synchronous=FULL)")
-    print("  reference: OpenSSL Ed25519 verify        \(f(ed25519Rate)) /s")
-    print("  cached repeat (verify + read + answer)   \(f(cachedRate)) /s   ratio to Ed25519 verify \(String(format: "%.2f", cachedRate / ed25519Rate))  (target >= 0.50)")
-    print("  due month (verify + BBS sign + commit)   \(f(dueRate)) /s   (target >= 300)")
+    func r(_ x: Double) -> String { String(format: "%.2f", x) }
+    print("issueBadge benchmark (release, one thread, \(purchases) purchases; SQLite WAL synchronous=FULL; PostgreSQL \(cluster.version) on 127.0.0.1, fsync on)")
+    print("  reference: OpenSSL Ed25519 verify                   \(f(ed25519Rate)) /s")
+    print("  cached repeat (verify + read + answer), SQLite      \(f(sqlite.cached)) /s   ratio to Ed25519 verify \(r(sqlite.cached / ed25519Rate))  (target >= 0.50)")
+    print("  due month (verify + BBS sign + commit), SQLite      \(f(sqlite.due)) /s   (target >= 300)")
+    print("  cached repeat, PostgreSQL                           \(f(postgres.cached)) /s   ratio to SQLite \(r(postgres.cached / sqlite.cached))")
+    print("  due month (signed issuance), PostgreSQL             \(f(postgres.due)) /s   ratio to SQLite \(r(postgres.due / sqlite.due))")
 }
 
 try benchmark()

@@ -10,6 +10,9 @@ enum BackupCommand {
         database, made with SQLite's online backup API while the service may be running, and a
         copy of the issuer key file, both mode 0600. DEST is itself a data directory: restore by
         stopping the service and serving from it (README, Operations).
+
+        With [database] url set (PostgreSQL) it refuses: back the database up with pg_dump and
+        copy the issuer key file (README, PostgreSQL).
         """
 
     static func run(_ args: inout CommandLineArguments, environment: [String: String], output: CommandOutput) throws {
@@ -18,10 +21,15 @@ enum BackupCommand {
         let destination = try args.requiredPositional("backup directory DEST")
         try args.finish()
         let config = common.configuration
+        if config.databaseURL != nil {
+            throw CommandFailure("[database] url is set: back up PostgreSQL with pg_dump, and copy the issuer key file \(config.issuerKeyFile)")
+        }
         guard !FileManager.default.fileExists(atPath: destination) else {
             throw CommandFailure("backup directory \(destination) already exists: a backup never replaces anything")
         }
-        let store = try config.openStore()
+        guard let store = try config.openStore() as? SQLiteBadgeStore else {
+            throw CommandFailure("backup copies SQLite databases only")
+        }
         let keyFile = config.issuerKeyFile
         guard let key = FileManager.default.contents(atPath: keyFile) else {
             throw CommandFailure("cannot read issuer key file \(keyFile): a backup without it cannot serve the credentials issued")

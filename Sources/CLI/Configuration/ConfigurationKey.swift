@@ -17,6 +17,9 @@ public struct ConfigurationKey: Sendable {
     public let name: String
     /// Masked by `config check` and never echoed in an error.
     public let isSecret: Bool
+    /// A value refused is not echoed in the error, though the key is shown: `[database] url`,
+    /// refused precisely when it holds a password.
+    public var hidesRefusedValue = false
     let read: @Sendable (inout ServiceConfiguration, String) throws(Rejection) -> Void
     let show: @Sendable (ServiceConfiguration) -> String?
 

@@ -43,6 +43,16 @@ public struct ServiceConfiguration: Sendable, Equatable {
     /// How long a write waits for another process's write lock before the request is answered
     /// `rate_limited` (README, Configuration).
     public var databaseBusyTimeoutMilliseconds = SQLiteDatabase.defaultBusyTimeoutMilliseconds
+    /// PostgreSQL instead of SQLite: a libpq connection string or `postgresql://` URI, without
+    /// the password (README, PostgreSQL).
+    public var databaseURL: String?
+    /// A file holding the PostgreSQL password (its first line), or the password itself
+    /// (`BADGE_SERVICE_DATABASE_PASSWORD`); never logged or shown.
+    public var databasePasswordFile: String?
+    public var databasePassword: String?
+    public var databasePoolSize = PostgresSettings.defaultPoolSize
+    public var databaseConnectTimeoutSeconds = PostgresSettings.defaultConnectTimeoutSeconds
+    public var databaseStatementTimeoutMilliseconds = PostgresSettings.defaultStatementTimeoutMilliseconds
     // [issuer]
     public var issuerKeyFileSetting: String?
     // [rpc]
@@ -123,6 +133,20 @@ public struct ServiceConfiguration: Sendable, Equatable {
         .flag("server", "access_log", \.accessLog),
         .path("database", "path", \.databasePathSetting, shown: { $0.databasePath }),
         .integer("database", "busy_timeout_ms", \.databaseBusyTimeoutMilliseconds, in: 0...60_000),
+        {
+            var url = ConfigurationKey.text("database", "url", \.databaseURL, validate: { v throws(ConfigurationKey.Rejection) in
+                do throws(PostgresSettingsError) { _ = try PostgresSettings(url: v, password: nil) } catch {
+                    throw ConfigurationKey.Rejection(expected: "a libpq connection string or postgresql:// URI without a password (\(error.reason))")
+                }
+            })
+            url.hidesRefusedValue = true
+            return url
+        }(),
+        .path("database", "password_file", \.databasePasswordFile, shown: { $0.databasePasswordFile }),
+        .text("database", "password", \.databasePassword, secret: true),
+        .integer("database", "pool_size", \.databasePoolSize, in: 1...1_000),
+        .integer("database", "connect_timeout", \.databaseConnectTimeoutSeconds, in: 2...300),
+        .integer("database", "statement_timeout_ms", \.databaseStatementTimeoutMilliseconds, in: 1...600_000),
         .path("issuer", "key_file", \.issuerKeyFileSetting, shown: { $0.issuerKeyFile }),
         .text("rpc", "front_token", \.frontToken, secret: true, validate: { v throws(ConfigurationKey.Rejection) in
             do { _ = try TrustedFront.enabled(token: v) } catch {
@@ -275,7 +299,7 @@ public struct ServiceConfiguration: Sendable, Equatable {
             sources[key.id] = source
             return nil
         } catch {
-            return .invalidValue(setting: key.label, value: key.isSecret ? "(hidden)" : text, expected: error.expected, at: source)
+            return .invalidValue(setting: key.label, value: key.isSecret || key.hidesRefusedValue ? "(hidden)" : text, expected: error.expected, at: source)
         }
     }
 

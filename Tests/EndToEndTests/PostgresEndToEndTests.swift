@@ -1,0 +1,145 @@
+import BadgeCore
+import Crypto
+import Dispatch
+import Foundation
+import Glibc
+import JSON
+import Ledger
+import Locking
+import Schema
+import Storage
+import TestSupport
+import Testing
+
+/// Issue 14 on the built binary: `serve` processes sharing one PostgreSQL database (each with its
+/// own data directory, one issuer key file between them), the operations commands on it, and the
+/// server going away and coming back under running gateways.
+@Suite struct PostgresEndToEndTests {
+    let dir = TemporaryDirectory("e2e-postgres")
+
+    /// A configuration for `database`: the URL without the password, which is in a file beside it.
+    func configuration(_ cluster: PostgresCluster, _ database: PostgresSettings) throws -> String {
+        let password = dir.file("pg-password")
+        try Data((cluster.password + "\n").utf8).write(to: URL(fileURLWithPath: password))
+        let file = dir.file("badge-service-\(UUID().uuidString).ini")
+        try """
+            [database]
+            url = \(database.url)
+            password_file = \(password)
+            pool_size = 4
+            connect_timeout = 2
+            [issuer]
+            key_file = \(dir.file("issuer-keys.json"))
+            """.write(toFile: file, atomically: true, encoding: .utf8)
+        return file
+    }
+
+    func redeem(_ service: ServiceProcess, key: Ed25519PrivateKey, master: [UInt8], code: String) throws -> HTTPReply {
+        try HTTP.rpc(service, HTTP.envelope(["type": "redeemBadgeCode", "masterKey": .string(Base64URL.encode(master)),
+                                             "code": .string(code)], key: key), key: key)
+    }
+
+    func code(_ service: ServiceProcess, config: String, uses: Int = 1) throws -> String {
+        let r = try service.cli(["codes", "create", "--type", "supporter", "--months", "3", "--uses", String(uses), "--config", config])
+        #expect(r.status == 0, "\(r.stderr)")
+        return r.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test func twoGatewaysOverOneDatabaseCreditOnceAndGiveTheLastUseOnce() throws {
+        let cluster = PostgresCluster.shared
+        let database = try cluster.makeDatabase()
+        let config = try configuration(cluster, database)
+        let a = try ServiceProcess(data: TemporaryDirectory("e2e-pg-a"), arguments: ["--config", config])
+        let b = try ServiceProcess(data: TemporaryDirectory("e2e-pg-b"), arguments: ["--config", config])
+        for service in [a, b] { #expect(try HTTP.request("GET", service.url + "/readyz").status == 200) }
+
+        // 20 identical redemptions, split across both gateways at once: one credit.
+        let shared = try code(a, config: config)
+        let key = Ed25519PrivateKey(), master = SecureRandom.bytes(32)
+        let statuses = LockedValueBox<[Int]>([])
+        DispatchQueue.concurrentPerform(iterations: 20) { i in
+            let status = (try? redeem(i % 2 == 0 ? a : b, key: key, master: master, code: shared).status) ?? -1
+            statuses.withLock { $0.append(status) }
+        }
+        #expect(statuses.withLock { $0 } == Array(repeating: 200, count: 20))
+        let store = try PostgresBadgeStore(settings: database)
+        let ledger = try store.read { r in try r.ledger(purchaseId: try #require(try r.purchase(key: key.publicKey.purchaseKeyText)).id) }
+        #expect(ledger.filter { $0.entryType == .credit(.code) }.count == 1)
+        #expect(checkLedger(ledger, purchaseBadgeType: .supporter) == nil)
+
+        // Two keys race for the last use of a code, one on each gateway: one winner.
+        let last = try code(b, config: config)
+        let racers = [Ed25519PrivateKey(), Ed25519PrivateKey()]
+        let answers = LockedValueBox<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 2) { i in
+            let reply = try? redeem(i == 0 ? a : b, key: racers[i], master: SecureRandom.bytes(32), code: last)
+            answers.withLock { $0.append(reply.map { $0.status == 200 ? "won" : ($0.response?.errorCode?.rawValue ?? $0.text) } ?? "no answer") }
+        }
+        #expect(answers.withLock { $0 }.sorted() == ["code_used", "won"])
+
+        // The operations commands on PostgreSQL.
+        let migrate = try a.cli(["migrate", "--config", config])
+        #expect(migrate.status == 0 && migrate.stdout.contains("is at schema version"), "\(migrate.stderr)")
+        #expect(!migrate.stdout.contains(cluster.password))
+        let backup = try a.cli(["backup", dir.file("backup"), "--config", config])
+        #expect(backup.status == 1 && backup.stderr.contains("pg_dump"), "\(backup.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.file("backup")))
+        for service in [a, b] {
+            #expect(service.stop() == 0)
+            #expect(!service.stderr.contains(cluster.password))
+        }
+    }
+
+    /// kill -9 of one gateway during a burst of redemptions across both: every purchase is
+    /// credited once and its ledger re-derives as the client's replica checks it.
+    @Test func killingAGatewayMidBurstLosesAndDoublesNothing() throws {
+        let cluster = PostgresCluster.shared
+        let database = try cluster.makeDatabase()
+        let config = try configuration(cluster, database)
+        let a = try ServiceProcess(data: TemporaryDirectory("e2e-pg-a"), arguments: ["--config", config])
+        let b = try ServiceProcess(data: TemporaryDirectory("e2e-pg-b"), arguments: ["--config", config])
+        let buyers = try (0..<12).map { _ in (key: Ed25519PrivateKey(), master: SecureRandom.bytes(32), code: try code(a, config: config)) }
+        let killer = Thread {
+            usleep(150_000)
+            a.stop(SIGKILL, within: 5)
+        }
+        killer.start()
+        DispatchQueue.concurrentPerform(iterations: buyers.count * 3) { i in
+            let buyer = buyers[i % buyers.count]
+            _ = try? redeem(i % 2 == 0 ? a : b, key: buyer.key, master: buyer.master, code: buyer.code)
+        }
+        // Whatever the killed gateway answered or not, the survivor completes every purchase.
+        for buyer in buyers {
+            #expect(try redeem(b, key: buyer.key, master: buyer.master, code: buyer.code).status == 200)
+        }
+        let store = try PostgresBadgeStore(settings: database)
+        for buyer in buyers {
+            let ledger = try store.read { r in try r.ledger(purchaseId: try #require(try r.purchase(key: buyer.key.publicKey.purchaseKeyText)).id) }
+            #expect(ledger.filter { $0.entryType == .credit(.code) }.count == 1)
+            #expect(checkLedger(ledger, purchaseBadgeType: .supporter) == nil)
+        }
+        #expect(b.stop() == 0)
+    }
+
+    /// The server stops under a running gateway: requests are answered provider_unavailable
+    /// (503, retryable) and /readyz is 503; once it is back the same gateway serves again.
+    @Test func aRestartedServerIsRetryableThenRecoveredWithoutRestartingTheGateway() throws {
+        let cluster = try PostgresCluster.dedicated()
+        let database = try cluster.makeDatabase()
+        let config = try configuration(cluster, database)
+        let a = try ServiceProcess(data: TemporaryDirectory("e2e-pg-a"), arguments: ["--config", config])
+        let first = try code(a, config: config), second = try code(a, config: config)
+        #expect(try redeem(a, key: Ed25519PrivateKey(), master: SecureRandom.bytes(32), code: first).status == 200)
+        try cluster.stop()
+        let down = try redeem(a, key: Ed25519PrivateKey(), master: SecureRandom.bytes(32), code: second)
+        #expect(down.status == 503 && down.response?.errorCode == .providerUnavailable, "\(down.text)")
+        #expect(down.headers["retry-after"] != nil)
+        let ready = try HTTP.request("GET", a.url + "/readyz")
+        #expect(ready.status == 503 && ready.text.contains("127.0.0.1:\(cluster.port)"), "\(ready.text)")
+        try cluster.start()
+        #expect(try redeem(a, key: Ed25519PrivateKey(), master: SecureRandom.bytes(32), code: second).status == 200)
+        #expect(try HTTP.request("GET", a.url + "/readyz").status == 200)
+        #expect(a.stop() == 0)
+        #expect(!a.stderr.contains(cluster.password))
+    }
+}
