@@ -1,5 +1,5 @@
 /// What `serve` and the operator commands need of a store beyond ``BadgeStore``, on either backend.
-public protocol OperatedStore: BadgeStore {
+public protocol OperatedStore: BadgeStore, WalletStore {
     /// Where the database is, for lines the operator reads: a file path, or a URL without its password.
     var location: String { get }
     /// Whether any purchase was ever made (then issued credentials depend on the issuer key).

@@ -3,18 +3,20 @@ import BadgeCore
 // The coin ledger on SQLite (migration 10), on the same database and transactions as the badges.
 extension SQLiteBadgeStore: WalletStore {
     public func readWallet<T>(_ body: (any WalletReader) throws -> T) throws -> T {
-        try database.read { try body(SQLiteStoreTransaction(conn: $0)) }
+        try database.read { try body(SQLStoreTransaction(conn: $0)) }
     }
 
     public func writeWallet<T>(_ body: (any WalletWriter) throws -> T) throws -> T {
-        try database.write { try body(SQLiteStoreTransaction(conn: $0)) }
+        try database.write { try body(SQLStoreTransaction(conn: $0)) }
     }
 }
 
-extension SQLiteStoreTransaction: WalletWriter {
-    private static let coinColumns = """
-        entry_key, account, kind, channel, external_ref, pack_id, coins, gross_usd_cents, net_usd_cents, created_at
+extension SQLStoreTransaction: WalletWriter {
+    private static var coinColumns: String {
         """
+            entry_key, account, kind, channel, external_ref, pack_id, coins, gross_usd_cents, net_usd_cents, created_at
+            """
+    }
 
     private func coinRow(_ r: SQLRow) throws -> CoinRow {
         let kindText = try r.text(2)
