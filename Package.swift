@@ -48,7 +48,7 @@ let package = Package(
         .target(name: "Payments", dependencies: ["JSON", "BadgeCore"], swiftSettings: strict),
         .target(name: "Webhooks", dependencies: ["JSON", "Crypto", "BadgeCore"], swiftSettings: strict),
         // The coin wallet (issue 13): its own routes and ledger, on the same store clients and storage.
-        .target(name: "Wallet", dependencies: ["AppStore", "GooglePlay", "JSON", "Schema", "Storage", "Crypto", "BadgeCore"],
+        .target(name: "Wallet", dependencies: ["Handlers", "AppStore", "GooglePlay", "JSON", "Schema", "Storage", "Crypto", "BadgeCore"],
                 swiftSettings: strict),
         .target(name: "Handlers",
                 dependencies: ["AppStore", "GooglePlay", "Payments", "Webhooks", "JSON", "Schema", "RequestAuth", "Credentials", "Ledger", "Storage", "Crypto", "BadgeCore", "Locking"],

@@ -26,7 +26,8 @@ import Testing
     }
 
     /// The release binary with both stores pointed at the fakes and `wallet` lines under `[wallet]`.
-    static func service(apple fake: FakeAppStore, google base: String, in data: TemporaryDirectory, wallet: String = "") throws -> ServiceProcess {
+    static func service(apple fake: FakeAppStore, google base: String, in data: TemporaryDirectory, wallet: String = "",
+                        googleExtra: String = "") throws -> ServiceProcess {
         let keyFile = data.file("play-service-account.json")
         try Data(PeerServiceAccount.shared.keyJSON.utf8).write(to: URL(fileURLWithPath: keyFile))
         let config = data.file("badge-service.ini")
@@ -47,6 +48,7 @@ import Testing
         api_url = \(base)
         token_url = \(base)/token
         timeout = 3
+        \(googleExtra)
 
         [wallet]
         \(wallet)
@@ -133,6 +135,85 @@ import Testing
                 #expect(service.accessLog.contains("wallet_purchase"))
             }
         }
+    }
+
+    /// A coin purchase refunded in the App Store, and one voided in Play, lose their coins at once
+    /// through the store notifications (the wallet listens after the badge ledger); a redelivery
+    /// and a second notice of the same purchase change nothing; a purchase of another account is untouched.
+    @Test func refundedAndVoidedCoinPurchasesAreReversedAtOnceByTheStoresNotifications() async throws {
+        let fake = try await onOwnThread { try FakeAppStore() }
+        let google = FakeGoogle()
+        let (pem, jwks) = try PushAuthenticationKeys.make(kid: "w-1")
+        let now = Int64(Date().timeIntervalSince1970)
+        let push = try PushAuthenticationKeys.token(pem, kid: "w-1", audience: GooglePlayNotificationEndToEndTests.audience,
+                                                    email: GooglePlayNotificationEndToEndTests.email, now: now)
+        google.script("GET", GooglePlayNotificationEndToEndTests.certs, .json(200, jwks, headers: ["Cache-Control": "public, max-age=3600"]))
+        try fake.scriptTransaction("2000000930000001", transaction: ["productId": "COINS_MEDIUM_01"])
+        try fake.scriptTransaction("2000000930000002", transaction: ["productId": "COINS_SMALL_01"])
+        google.script("GET", "purchases/products/coins_large_01/tokens/tok.voided", .json(200, Self.purchased(order: "GPA.3399-930")))
+        let nowMs = Int(now) * 1000
+        let refunded = AppStoreNotificationEndToEndTests.transaction(fake, id: "2000000930000001", original: "2000000930000001",
+                                                                    product: "COINS_MEDIUM_01", type: "Consumable", nowMs: nowMs,
+                                                                    revokedMs: nowMs - 1000)
+        let refund = try AppStoreNotificationEndToEndTests.notification("REFUND", uuid: "7e3c0f52-0000-4000-8000-000000000930",
+                                                                        signedTransaction: try fake.sign(.object(refunded)),
+                                                                        bundle: fake.bundleId, nowMs: nowMs, sign: { try fake.sign($0) })
+        let voided = GooglePlayNotificationEndToEndTests.push(
+            GooglePlayNotificationEndToEndTests.notification("voidedPurchaseNotification",
+                                                            ["purchaseToken": "tok.voided", "orderId": "GPA.3399-930", "productType": 2,
+                                                             "refundType": 1]), messageId: "m-wallet-void")
+        let failures = try await onOwnThread { () -> [String] in
+            var failures: [String] = []
+            func check(_ condition: Bool, _ what: @autoclosure () -> String) { if !condition { failures.append(what()) } }
+            try google.serve { base in
+                let data = TemporaryDirectory("e2e-wallet-refunds")
+                let service = try Self.service(apple: fake, google: base, in: data, googleExtra: """
+                    push_audience = \(GooglePlayNotificationEndToEndTests.audience)
+                    push_service_account = \(GooglePlayNotificationEndToEndTests.email)
+                    push_jwks_url = \(base)\(GooglePlayNotificationEndToEndTests.certs)
+                    """)
+                defer { _ = service.stop() }
+                let alice = Ed25519PrivateKey(), bob = Ed25519PrivateKey()
+                func expectWallet(_ key: Ed25519PrivateKey, _ expected: (Int?, Int?, Int?), _ when: String) throws {
+                    let held = try Self.wallet(service, key)
+                    check(held == expected, "\(when): balance, debt, rows \(held)")
+                }
+                for (pack, payment, key) in [("medium", Self.apple("2000000930000001"), alice), ("large", Self.google("tok.voided"), alice),
+                                             ("small", Self.apple("2000000930000002"), bob)] {
+                    let bought = try Self.buy(service, pack, payment: payment, key: key)
+                    check(bought.status == 200, "\(pack): \(bought.text)")
+                }
+                try expectWallet(alice, (960 + 1_930, 0, 2), "alice before")
+
+                func deliver(_ body: [UInt8], _ path: String, bearer: String?) throws -> (Int, String) {
+                    var headers = ["Content-Type": "application/json"]
+                    if let bearer { headers["Authorization"] = "Bearer " + bearer }
+                    let reply = try HTTP.request("POST", service.url + path, body: body, headers: headers)
+                    return (reply.status, reply.json?["status"]?.stringValue ?? reply.text)
+                }
+                let appleFirst = try deliver(refund, "/webhooks/apple", bearer: nil)
+                check(appleFirst == (200, "applied"), "apple REFUND: \(appleFirst)")
+                try expectWallet(alice, (1_930, 0, 3), "alice after the refund")
+                let appleAgain = try deliver(refund, "/webhooks/apple", bearer: nil)
+                check(appleAgain == (200, "duplicate"), "apple redelivery: \(appleAgain)")
+
+                let playFirst = try deliver(voided, "/webhooks/google", bearer: push)
+                check(playFirst == (200, "applied"), "play voided: \(playFirst)")
+                try expectWallet(alice, (0, 0, 4), "alice after the void")
+                // The same void under another message id: recorded, nothing reversed twice.
+                let playSecond = try deliver(GooglePlayNotificationEndToEndTests.push(
+                    GooglePlayNotificationEndToEndTests.notification("voidedPurchaseNotification",
+                                                                    ["purchaseToken": "tok.voided", "orderId": "GPA.3399-930",
+                                                                     "productType": 2, "refundType": 1]), messageId: "m-wallet-void-2"),
+                                             "/webhooks/google", bearer: push)
+                check(playSecond == (200, "ignored"), "play second notice: \(playSecond)")
+                try expectWallet(alice, (0, 0, 4), "alice after the second notice")
+                try expectWallet(bob, (475, 0, 1), "bob")
+                check(!service.stderr.contains("tok.voided"), "the token was logged")
+            }
+            return failures
+        }
+        for failure in failures { Issue.record(Comment(rawValue: failure)) }
     }
 
     @Test func pendingCanceledRevokedAndSandboxOnlyPurchasesBehaveAsThePageSays() async throws {
