@@ -61,13 +61,10 @@ public struct LedgerPlan: Hashable, Sendable {
 /// `resumed(pausedSince:at:)`, and its first row, if any, carries `wasPausedSince`.
 public func planIssue(from tip: LedgerEntry, at now: Timestamp, pausedSince: Timestamp? = nil,
                       newId: () -> String) -> LedgerPlan {
-    let t = max(now, tip.createdAt)
-    var rows: [LedgerEntry] = []
-    var last = pausedSince.map { tip.resumed(pausedSince: $0, at: t) } ?? tip
-    if let lapsed = last.lapse(at: t, newId: newId) {
-        rows.append(lapsed)
-        last = lapsed
-    }
+    let pass = LedgerPass(from: tip, at: now, pausedSince: pausedSince, newId: newId)
+    let t = pass.time
+    var rows = pass.rows
+    let last = pass.last
     guard let badge = last.issue(at: t, newId: newId) else {
         let marked = markingPauseEnd(rows, since: pausedSince)
         return LedgerPlan(rows: marked, issued: nil, tip: marked.last ?? tip)
@@ -132,13 +129,10 @@ public func planCharge(from tip: LedgerEntry, months: Int, chargeId: String, bad
 /// paused since `pausedSince` it ends the pause as `planIssue` does.
 public func planEnding(from tip: LedgerEntry, debit: LedgerDebit, at now: Timestamp, pausedSince: Timestamp? = nil,
                        newId: () -> String) throws(LedgerError) -> [LedgerEntry] {
-    let t = max(now, tip.createdAt)
-    var rows: [LedgerEntry] = []
-    var last = pausedSince.map { tip.resumed(pausedSince: $0, at: t) } ?? tip
-    if let lapsed = last.lapse(at: t, newId: newId) {
-        rows.append(lapsed)
-        last = lapsed
-    }
+    let pass = LedgerPass(from: tip, at: now, pausedSince: pausedSince, newId: newId)
+    let t = pass.time
+    var rows = pass.rows
+    let last = pass.last
     let writtenWhenEmpty = if case .transferOut = debit { true } else { false }
     if last.balanceMonths > 0 || writtenWhenEmpty {
         rows.append(try last.debit(debit, months: last.balanceMonths, at: t, newId: newId))

@@ -11,9 +11,7 @@ import BadgeCore
 /// old key may still be issued before the invoice settles.
 public func convertibleMonths(from tip: LedgerEntry, pausedSince: Timestamp?, at t: Timestamp,
                               settleBy deadline: Timestamp) -> Int {
-    let t = max(t, tip.createdAt)
-    var base = pausedSince.map { tip.resumed(pausedSince: $0, at: t) } ?? tip
-    base = base.lapse(at: t, newId: { "" }) ?? base
+    let base = LedgerPass(from: tip, at: t, pausedSince: pausedSince, newId: { "" }).last
     var reachable = 0
     while reachable < base.balanceMonths && base.monthAfter(reachable) <= deadline { reachable += 1 }
     return base.balanceMonths - reachable
@@ -32,13 +30,10 @@ public func conversionCredit(months: Int, paid: UInt32, boughtMonths: Int) -> UI
 /// purchase paused since `pausedSince` the first row ends the pause (docs/protocol.md, Pause).
 public func planUpgradeDebit(from tip: LedgerEntry, months: Int, toPurchaseKey: String, at now: Timestamp,
                              pausedSince: Timestamp?, newId: () -> String) throws(LedgerError) -> [LedgerEntry] {
-    let t = max(now, tip.createdAt)
-    var rows: [LedgerEntry] = []
-    var last = pausedSince.map { tip.resumed(pausedSince: $0, at: t) } ?? tip
-    if let lapsed = last.lapse(at: t, newId: newId) {
-        rows.append(lapsed)
-        last = lapsed
-    }
+    let pass = LedgerPass(from: tip, at: now, pausedSince: pausedSince, newId: newId)
+    let t = pass.time
+    var rows = pass.rows
+    let last = pass.last
     rows.append(try last.debit(.upgrade(toPurchaseKey: toPurchaseKey), months: min(max(months, 0), last.balanceMonths),
                                at: t, newId: newId))
     return markingPauseEnd(rows, since: pausedSince)

@@ -227,9 +227,7 @@ struct RenewalSnapshot {
     /// The tip once a pass at `now` resumed it and lapsed the months that ran out (not written:
     /// only what a pass plans). While paused nothing ran out: the held months restart at `now`.
     func afterLapse(at now: Timestamp) -> LedgerEntry {
-        let t = max(now, tip.createdAt)
-        let base = pausedSince.map { tip.resumed(pausedSince: $0, at: t) } ?? tip
-        return base.lapse(at: t, newId: { "" }) ?? base
+        LedgerPass(from: tip, at: now, pausedSince: pausedSince, newId: { "" }).last
     }
 
     /// The renewal check's rule while paid coverage runs at `now`: the store ended the
