@@ -31,10 +31,15 @@ extension BadgeService {
     /// - Parameters:
     ///   - read: the snapshot, taken in one read transaction.
     ///   - decide: plans and signs from the snapshot; throws the command's refusals.
-    func conditionalWrite<Snapshot, Answer>(read: (any StoreReader) throws -> Snapshot,
+    ///   - first: the first pass's snapshot when the caller read it already, in the transaction
+    ///     that found the purchase (one read transaction for the common answer, not two).
+    func conditionalWrite<Snapshot, Answer>(first: Snapshot? = nil, read: (any StoreReader) throws -> Snapshot,
                                             decide: (Snapshot) throws -> StagedAnswer<Answer>) throws -> Answer {
+        var given = first
         for _ in 0..<Self.conditionalWriteAttempts {
-            let staged = try decide(try store.read(read))
+            let snapshot = try given ?? store.read(read)
+            given = nil
+            let staged = try decide(snapshot)
             guard let write = staged.write else { return staged.answer }
             do {
                 try store.write(write)

@@ -12,15 +12,23 @@ extension BadgeService {
     /// The credential is signed first; rows and issuance are written in one transaction only
     /// if the ledger's tip has not moved (a conditional append), else the pass is re-run.
     func issueBadge(key: Ed25519PublicKey, balance: Balance, now: Timestamp) throws -> RPCResponse {
-        let purchase = try knownPurchase(key)
-        if let funding = try store.read({ try $0.subscriptionFunding(purchaseId: purchase.id) }) {
+        func snapshot(_ r: any StoreReader, _ purchase: PurchaseRecord) throws -> IssueSnapshot {
+            IssueSnapshot(tail: try r.ledgerTail(purchaseId: purchase.id, asserting: balance.lastEntry.entryId,
+                                                 completeHistoryLimit: Statement.completeHistoryLimit),
+                          latest: try r.latestIssuance(purchaseId: purchase.id),
+                          pausedSince: try r.pausedSince(purchaseId: purchase.id))
+        }
+        // The purchase, its funding and the first snapshot in one read transaction: a cached
+        // answer (the commonest request) then costs one transaction.
+        let (purchase, funding, first) = try store.read { r -> (PurchaseRecord, SubscriptionFunding?, IssueSnapshot?) in
+            guard let purchase = try r.purchase(key: key.purchaseKeyText) else { throw BadgeServiceError.unknownPurchaseKey }
+            if let funding = try r.subscriptionFunding(purchaseId: purchase.id) { return (purchase, funding, nil) }
+            return (purchase, nil, try snapshot(r, purchase))
+        }
+        if let funding {
             return try issueSubscriptionBadge(purchase: purchase, funding: funding, balance: balance, now: now)
         }
-        return try conditionalWrite(read: { r in
-            (tail: try r.ledgerTail(purchaseId: purchase.id, asserting: balance.lastEntry.entryId,
-                                    completeHistoryLimit: Statement.completeHistoryLimit),
-             latest: try r.latestIssuance(purchaseId: purchase.id), pausedSince: try r.pausedSince(purchaseId: purchase.id))
-        }, decide: { snapshot in
+        return try conditionalWrite(first: first, read: { r in try snapshot(r, purchase) }, decide: { snapshot in
             let tip = snapshot.tail.tip ?? .emptyEntry(at: purchase.createdAt, badgeType: purchase.badgeType)
             // Issuing on a paused badge resumes it (docs/protocol.md, Pause).
             let plan = planIssue(from: tip, at: now, pausedSince: snapshot.pausedSince, newId: newEntryId)
@@ -43,4 +51,12 @@ extension BadgeService {
             }
         })
     }
+}
+
+/// What one pass of `issueBadge` reads: the ledger from the asserted entry, the latest
+/// issuance, and the pause in force.
+private struct IssueSnapshot {
+    let tail: LedgerTail
+    let latest: IssuanceRecord?
+    let pausedSince: Timestamp?
 }

@@ -66,29 +66,31 @@ public final class SQLiteDatabase: @unchecked Sendable {
         writeLock.lock()
         defer { writeLock.unlock() }
         do {
-            try writer.execute("BEGIN IMMEDIATE")
+            try writer.query("BEGIN IMMEDIATE")
         } catch StorageError.busy {
             throw StorageError.busy(path: path)
         }
         do {
             let result = try body(writer)
-            try writer.execute("COMMIT")
+            try writer.query("COMMIT")
             return result
         } catch StorageError.busy {
-            try? writer.execute("ROLLBACK")
+            _ = try? writer.query("ROLLBACK")
             throw StorageError.busy(path: path)
         } catch {
-            try? writer.execute("ROLLBACK")
+            _ = try? writer.query("ROLLBACK")
             throw error
         }
     }
 
     /// Runs `body` in one read transaction on a pooled read-only connection (a consistent snapshot).
+    /// The transaction statements go through the connection's prepared statements like any query:
+    /// `sqlite3_exec` would parse them again for every request (issue 17's profile).
     func read<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
         let conn = try takeReader()
         defer { returnReader(conn) }
-        try conn.execute("BEGIN")
-        defer { try? conn.execute("COMMIT") }
+        try conn.query("BEGIN")
+        defer { _ = try? conn.query("COMMIT") }
         return try body(conn)
     }
 

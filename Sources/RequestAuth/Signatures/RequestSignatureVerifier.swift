@@ -89,7 +89,8 @@ public struct RequestSignatureVerifier: Sendable {
         case .unsigned: return .success(Prechecked(state: .unsigned))
         case .failure(let failure): return .failure(failure)
         case .candidate(var evaluation):
-            for check in Self.checks where !(check is SignatureValueCheck) && (bodyReceived || !(check is ContentDigestCheck)) {
+            for check in Self.checks where check.stage == .message || check.stage == .time
+                || (bodyReceived && check.stage == .content) {
                 if let failure = check.evaluate(&evaluation) { return .failure(failure) }
             }
             return .success(Prechecked(state: .candidate(evaluation, digestChecked: bodyReceived)))
@@ -106,8 +107,8 @@ public struct RequestSignatureVerifier: Sendable {
             return .unsigned
         case .candidate(var evaluation, let digestChecked):
             evaluation.now = now
-            for check in Self.checks where check is ExpiryCheck || check is FreshnessCheck || check is SignatureValueCheck
-                || (!digestChecked && check is ContentDigestCheck) {
+            for check in Self.checks where check.stage == .time || check.stage == .cryptography
+                || (!digestChecked && check.stage == .content) {
                 if let failure = check.evaluate(&evaluation) { return .invalid(failure) }
             }
             return Self.verdict(evaluation)
@@ -181,13 +182,24 @@ package struct SignatureEvaluation: Sendable {
 
 /// One step of the pipeline: nil when satisfied (possibly recording what it established), else the failure.
 package protocol SignatureCheck: Sendable {
+    /// What the check depends on, which decides where a prechecked request repeats it.
+    var stage: SignatureCheckStage { get }
     func evaluate(_ evaluation: inout SignatureEvaluation) -> RequestAuthFailure?
+}
+
+/// What a check depends on: the message's fields alone (checked once, on the event loop), the
+/// time (checked again after queueing), the body (once it has arrived), or the signature's
+/// cryptography (on the worker). A property rather than a type test: dynamic casts in the
+/// pipeline's loops were a measurable share of a request (issue 17's profile).
+package enum SignatureCheckStage: Sendable {
+    case message, time, content, cryptography
 }
 
 /// RFC 9421 §2.3: `created`/`expires` are integers; `keyid`, `alg`, `nonce`, `tag` are strings.
 /// Other parameters are signed along with the rest and ignored.
 package struct SignatureParameterTypesCheck: SignatureCheck {
     package init() {}
+    package var stage: SignatureCheckStage { .message }
     package func evaluate(_ e: inout SignatureEvaluation) -> RequestAuthFailure? {
         for entry in e.parameters {
             switch (entry.key, entry.value) {
@@ -205,6 +217,7 @@ package struct SignatureParameterTypesCheck: SignatureCheck {
 /// docs/protocol.md, Authentication: `created` and `keyid` are required.
 package struct RequiredParametersCheck: SignatureCheck {
     package init() {}
+    package var stage: SignatureCheckStage { .message }
     package func evaluate(_ e: inout SignatureEvaluation) -> RequestAuthFailure? {
         guard case .integer(let created) = e.parameters["created"] else { return .missingCreated }
         guard case .string(let keyID) = e.parameters["keyid"] else { return .missingKeyID }
@@ -217,6 +230,7 @@ package struct RequiredParametersCheck: SignatureCheck {
 /// `alg`, when given, must be `ed25519`; the key type decides the algorithm either way (RFC 9421 §3.2).
 package struct AlgorithmCheck: SignatureCheck {
     package init() {}
+    package var stage: SignatureCheckStage { .message }
     package func evaluate(_ e: inout SignatureEvaluation) -> RequestAuthFailure? {
         if let alg = e.parameters["alg"], alg != .string("ed25519") { return .unsupportedAlgorithm }
         return nil
@@ -226,6 +240,7 @@ package struct AlgorithmCheck: SignatureCheck {
 /// `keyid` is the purchase key exactly as the envelope spells it, and names an Ed25519 key.
 package struct KeyIDCheck: SignatureCheck {
     package init() {}
+    package var stage: SignatureCheckStage { .message }
     package func evaluate(_ e: inout SignatureEvaluation) -> RequestAuthFailure? {
         guard let keyID = e.keyID, let key = PurchaseKey.parseCanonical(keyID) else { return .keyIDNotPurchaseKey }
         e.signerKey = key
@@ -237,24 +252,23 @@ package struct KeyIDCheck: SignatureCheck {
 /// form: a parameterised variant (`"content-digest";key="sha-512"`) signs less than the whole.
 package struct CoveredComponentsCheck: SignatureCheck {
     package init() {}
+    package var stage: SignatureCheckStage { .message }
     package func evaluate(_ e: inout SignatureEvaluation) -> RequestAuthFailure? {
         // Each component costs a field lookup (and maybe a parse) when the base is built; the cap
         // bounds that work for a request nobody has authenticated yet.
         guard e.input.items.count <= e.policy.maximumCoveredComponents else { return .tooManyComponents }
-        var plain: Set<String> = []
-        var seen: Set<ComponentIdentity> = []
-        for component in e.input.items {
+        for (i, component) in e.input.items.enumerated() {
             guard case .string(let name) = component.bareItem, !name.isEmpty, name != "@signature-params" else {
                 return .malformedComponent
             }
-            guard seen.insert(ComponentIdentity(name: name, parameters: component.parameters)).inserted else {
-                return .duplicateComponent
-            }
-            if component.parameters.isEmpty { plain.insert(name) }
+            if ComponentIdentity.repeats(e.input.items, at: i) { return .duplicateComponent }
         }
-        if !plain.contains("@method") { return .missingRequiredComponent(.method) }
-        if !plain.contains("@path"), !plain.contains("@target-uri") { return .missingRequiredComponent(.path) }
-        if !plain.contains("content-digest") { return .missingRequiredComponent(.contentDigest) }
+        func coveredPlain(_ name: String) -> Bool {
+            e.input.items.contains { $0.parameters.isEmpty && $0.bareItem == .string(name) }
+        }
+        if !coveredPlain("@method") { return .missingRequiredComponent(.method) }
+        if !coveredPlain("@path"), !coveredPlain("@target-uri") { return .missingRequiredComponent(.path) }
+        if !coveredPlain("content-digest") { return .missingRequiredComponent(.contentDigest) }
         return nil
     }
 }
@@ -262,6 +276,7 @@ package struct CoveredComponentsCheck: SignatureCheck {
 /// An Ed25519 signature is exactly 64 bytes.
 package struct SignatureEncodingCheck: SignatureCheck {
     package init() {}
+    package var stage: SignatureCheckStage { .message }
     package func evaluate(_ e: inout SignatureEvaluation) -> RequestAuthFailure? {
         guard case .byteSequence(let bytes) = e.signature.bareItem else { return .malformedSignature }
         guard bytes.count == 64 else { return .signatureWrongLength }
@@ -273,6 +288,7 @@ package struct SignatureEncodingCheck: SignatureCheck {
 /// `expires`, when given, must not have passed (no tolerance: the signer chose it).
 package struct ExpiryCheck: SignatureCheck {
     package init() {}
+    package var stage: SignatureCheckStage { .time }
     package func evaluate(_ e: inout SignatureEvaluation) -> RequestAuthFailure? {
         if case .integer(let expires) = e.parameters["expires"], e.now.seconds > expires { return .signatureExpired }
         return nil
@@ -282,6 +298,7 @@ package struct ExpiryCheck: SignatureCheck {
 /// `created` within ± the window of now, compared in whole seconds: stale and future both refused.
 package struct FreshnessCheck: SignatureCheck {
     package init() {}
+    package var stage: SignatureCheckStage { .time }
     package func evaluate(_ e: inout SignatureEvaluation) -> RequestAuthFailure? {
         guard let created = e.created else { return .missingCreated }
         let window = e.policy.freshnessWindowSeconds
@@ -294,6 +311,7 @@ package struct FreshnessCheck: SignatureCheck {
 /// RFC 9530: the digest is checked against the received bytes (the signature covers only the field).
 package struct ContentDigestCheck: SignatureCheck {
     package init() {}
+    package var stage: SignatureCheckStage { .content }
     package func evaluate(_ e: inout SignatureEvaluation) -> RequestAuthFailure? {
         do throws(RequestAuthFailure) {
             try ContentDigest.check(field: e.request.combinedField("content-digest"), body: e.request.body)
@@ -307,6 +325,7 @@ package struct ContentDigestCheck: SignatureCheck {
 /// Rebuilds the signature base (RFC 9421 §2.5) and verifies the Ed25519 signature over it.
 package struct SignatureValueCheck: SignatureCheck {
     package init() {}
+    package var stage: SignatureCheckStage { .cryptography }
     package func evaluate(_ e: inout SignatureEvaluation) -> RequestAuthFailure? {
         guard let key = e.signerKey, let signature = e.signatureBytes else { return .signatureMismatch }
         let base: String

@@ -27,6 +27,18 @@ package struct ComponentIdentity: Hashable, Sendable {
         self.name = name
         self.parameters = Set(parameters.entries)
     }
+
+    /// Whether `components[i]` is the same component as one before it. Pairwise, comparing
+    /// parameter sets only for equal names: the checks cap the components at
+    /// `maximumCoveredComponents`, and no set is built for the usual ones without parameters.
+    package static func repeats(_ components: [SFItem], at i: Int) -> Bool {
+        for j in components.startIndex..<i where components[i].bareItem == components[j].bareItem {
+            let a = components[i].parameters, b = components[j].parameters
+            if a.isEmpty && b.isEmpty { return true }
+            if a.entries.count == b.entries.count, Set(a.entries) == Set(b.entries) { return true }
+        }
+        return false
+    }
 }
 
 /// Builds RFC 9421 signature bases.
@@ -40,22 +52,25 @@ package enum SignatureBase {
     /// The signature base for `input` (the parsed Signature-Input member: covered components
     /// plus signature parameters) over `request`.
     package static func build(for request: SignedRequest, input: SFInnerList) throws(SignatureBaseError) -> String {
-        var lines: [String] = []
-        var seen: Set<ComponentIdentity> = []
-        for component in input.items {
+        var base = ""
+        base.reserveCapacity(512)
+        let items = input.items
+        for (i, component) in items.enumerated() {
             guard case .string(let name) = component.bareItem, !name.isEmpty else { throw .malformedComponent }
             if name == "@signature-params" { throw .signatureParamsCovered }
-            guard seen.insert(ComponentIdentity(name: name, parameters: component.parameters)).inserted else {
-                throw .duplicateComponent
-            }
-            let value = name.hasPrefix("@")
+            if ComponentIdentity.repeats(items, at: i) { throw .duplicateComponent }
+            let value = name.utf8.first == UInt8(ascii: "@")
                 ? try derivedValue(name, parameters: component.parameters, request: request)
                 : try fieldValue(name, parameters: component.parameters, request: request)
-            lines.append(try identifier(component) + ": " + value)
+            base += try identifier(component)
+            base += ": "
+            base += value
+            base += "\n"
         }
         guard let params = try? StructuredFieldSerializer.innerList(input) else { throw .malformedComponent }
-        lines.append("\"@signature-params\": " + params)
-        return lines.joined(separator: "\n")
+        base += "\"@signature-params\": "
+        base += params
+        return base
     }
 
     private static func identifier(_ component: SFItem) throws(SignatureBaseError) -> String {
@@ -104,7 +119,11 @@ package enum SignatureBase {
             port = nil
         }
         guard let port, !port.isEmpty else { return String(host) }
-        let defaultPort = ["http": 80, "https": 443][asciiLowercased(scheme)]
+        let defaultPort: Int? = switch asciiLowercased(scheme) {
+        case "http": 80
+        case "https": 443
+        default: nil
+        }
         if let n = Int(port), n == defaultPort { return String(host) }
         return "\(host):\(port)"
     }
