@@ -23,28 +23,38 @@ public enum Base64URL {
 
     private static func encode(_ bytes: some Collection<UInt8>, alphabet: [UInt8], padded: Bool) -> String {
         let input = Array(bytes)
-        var out = [UInt8]()
-        out.reserveCapacity((input.count + 2) / 3 * 4)
-        // Byte by byte: an array literal per group allocated, about 100 instructions a byte
-        // (purchase keys are encoded several times per signed request; issue 17's profile).
-        func put(_ n: UInt32, _ shift: UInt32) { out.append(alphabet[Int(n >> shift & 63)]) }
-        var i = 0
-        while i + 3 <= input.count {
-            let n = UInt32(input[i]) << 16 | UInt32(input[i + 1]) << 8 | UInt32(input[i + 2])
-            put(n, 18); put(n, 12); put(n, 6); put(n, 0)
-            i += 3
+        let full = input.count / 3, rest = input.count % 3
+        let length = full * 4 + (rest == 0 ? 0 : (padded ? 4 : rest + 1))
+        // Written straight into the string's storage: appending byte by byte, with a capacity
+        // check each time, cost about a hundred instructions a byte, and purchase keys are
+        // encoded on every signed request (issue 17's profile).
+        return input.withUnsafeBufferPointer { src in
+            alphabet.withUnsafeBufferPointer { table in
+                String(unsafeUninitializedCapacity: length) { out in
+                    var o = 0
+                    func put(_ n: UInt32, _ shift: UInt32) {
+                        out[o] = table[Int(n >> shift & 63)]
+                        o += 1
+                    }
+                    for g in 0..<full {
+                        let i = 3 * g
+                        let n = UInt32(src[i]) << 16 | UInt32(src[i + 1]) << 8 | UInt32(src[i + 2])
+                        put(n, 18); put(n, 12); put(n, 6); put(n, 0)
+                    }
+                    let i = 3 * full
+                    if rest == 1 {
+                        let n = UInt32(src[i]) << 16
+                        put(n, 18); put(n, 12)
+                        if padded { out[o] = 0x3D; out[o + 1] = 0x3D; o += 2 }
+                    } else if rest == 2 {
+                        let n = UInt32(src[i]) << 16 | UInt32(src[i + 1]) << 8
+                        put(n, 18); put(n, 12); put(n, 6)
+                        if padded { out[o] = 0x3D; o += 1 }
+                    }
+                    return o
+                }
+            }
         }
-        let rest = input.count - i
-        if rest == 1 {
-            let n = UInt32(input[i]) << 16
-            put(n, 18); put(n, 12)
-            if padded { out.append(0x3D); out.append(0x3D) }
-        } else if rest == 2 {
-            let n = UInt32(input[i]) << 16 | UInt32(input[i + 1]) << 8
-            put(n, 18); put(n, 12); put(n, 6)
-            if padded { out.append(0x3D) }
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 
     private static func value(_ c: UInt8, url: Bool) -> UInt32? {
@@ -59,27 +69,36 @@ public enum Base64URL {
     }
 
     private static func decode(_ text: String, url: Bool) -> [UInt8]? {
-        var chars = Array(text.utf8)
-        var padding = 0
-        while chars.last == 0x3D { chars.removeLast(); padding += 1 }
-        if padding > 0 && (chars.count + padding) % 4 != 0 { return nil }
-        if padding > 2 || chars.count % 4 == 1 { return nil }
-        var out = [UInt8]()
-        out.reserveCapacity(chars.count * 3 / 4)
-        var acc: UInt32 = 0
-        var bits = 0
-        for c in chars {
-            guard let v = value(c, url: url) else { return nil }
-            acc = acc << 6 | v
-            bits += 6
-            if bits >= 8 {
-                bits -= 8
-                out.append(UInt8(truncatingIfNeeded: acc >> UInt32(bits)))
-                acc &= (1 << UInt32(bits)) - 1
+        var text = text
+        return text.withUTF8 { all -> [UInt8]? in
+            var count = all.count
+            var padding = 0
+            while count > 0, all[count - 1] == 0x3D { count -= 1; padding += 1 }
+            if padding > 0 && all.count % 4 != 0 { return nil }
+            if padding > 2 || count % 4 == 1 { return nil }
+            let length = count * 6 / 8
+            var valid = true
+            // Decoded into the array's storage in one pass (no copy of the text, no append).
+            let out = [UInt8](unsafeUninitializedCapacity: length) { buffer, initialized in
+                var acc: UInt32 = 0
+                var bits = 0
+                var o = 0
+                for k in 0..<count {
+                    guard let v = value(all[k], url: url) else { valid = false; break }
+                    acc = acc << 6 | v
+                    bits += 6
+                    if bits >= 8 {
+                        bits -= 8
+                        buffer[o] = UInt8(truncatingIfNeeded: acc >> UInt32(bits))
+                        o += 1
+                        acc &= (1 << UInt32(bits)) - 1
+                    }
+                }
+                if acc != 0 { valid = false }
+                initialized = o
             }
+            return valid ? out : nil
         }
-        guard acc == 0 else { return nil }
-        return out
     }
 }
 
