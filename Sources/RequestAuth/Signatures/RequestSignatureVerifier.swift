@@ -328,13 +328,13 @@ package struct SignatureValueCheck: SignatureCheck {
     package var stage: SignatureCheckStage { .cryptography }
     package func evaluate(_ e: inout SignatureEvaluation) -> RequestAuthFailure? {
         guard let key = e.signerKey, let signature = e.signatureBytes else { return .signatureMismatch }
-        let base: String
+        let base: [UInt8]
         do throws(SignatureBaseError) {
-            base = try SignatureBase.build(for: e.request, input: e.input)
+            base = try SignatureBase.bytes(for: e.request, input: e.input)
         } catch {
             return RequestAuthFailure(error)
         }
-        return key.isValidSignature(signature, for: Array(base.utf8)) ? nil : .signatureMismatch
+        return key.isValidSignature(signature, for: base) ? nil : .signatureMismatch
     }
 }
 

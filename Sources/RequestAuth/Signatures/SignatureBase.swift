@@ -52,7 +52,12 @@ package enum SignatureBase {
     /// The signature base for `input` (the parsed Signature-Input member: covered components
     /// plus signature parameters) over `request`.
     package static func build(for request: SignedRequest, input: SFInnerList) throws(SignatureBaseError) -> String {
-        var base = ""
+        String(decoding: try bytes(for: request, input: input), as: UTF8.self)
+    }
+
+    /// ``build(for:input:)`` as the bytes a signature covers, written into one buffer.
+    package static func bytes(for request: SignedRequest, input: SFInnerList) throws(SignatureBaseError) -> [UInt8] {
+        var base: [UInt8] = []
         base.reserveCapacity(512)
         let items = input.items
         for (i, component) in items.enumerated() {
@@ -62,20 +67,14 @@ package enum SignatureBase {
             let value = name.utf8.first == UInt8(ascii: "@")
                 ? try derivedValue(name, parameters: component.parameters, request: request)
                 : try fieldValue(name, parameters: component.parameters, request: request)
-            base += try identifier(component)
-            base += ": "
-            base += value
-            base += "\n"
+            do { try StructuredFieldSerializer.write(component, into: &base) } catch { throw .malformedComponent }
+            base.append(contentsOf: [UInt8(ascii: ":"), 0x20])
+            base.append(contentsOf: value.utf8)
+            base.append(0x0A)
         }
-        guard let params = try? StructuredFieldSerializer.innerList(input) else { throw .malformedComponent }
-        base += "\"@signature-params\": "
-        base += params
+        base.append(contentsOf: "\"@signature-params\": ".utf8)
+        do { try StructuredFieldSerializer.write(input, into: &base) } catch { throw .malformedComponent }
         return base
-    }
-
-    private static func identifier(_ component: SFItem) throws(SignatureBaseError) -> String {
-        guard let text = try? StructuredFieldSerializer.item(component) else { throw .malformedComponent }
-        return text
     }
 
     // MARK: Derived components (§2.2)
