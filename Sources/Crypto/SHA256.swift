@@ -5,17 +5,24 @@ public struct SHA256: Sendable {
     /// Digest length in bytes.
     public static let byteCount = 32
 
-    /// The digest of `data` in one call.
+    /// The digest of `data` in one call (one `EVP_Digest`: no context to allocate and copy).
     public static func hash(_ data: some Collection<UInt8>) -> [UInt8] {
-        var h = SHA256()
-        h.update(data)
-        return h.finalize()
+        func digest(_ buffer: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+            [UInt8](unsafeUninitializedCapacity: byteCount) { out, count in
+                var length: UInt32 = 0
+                precondition(EVP_Digest(buffer.baseAddress, buffer.count, out.baseAddress, &length, fetchedSHA256, nil) == 1,
+                             "EVP_Digest failed")
+                count = Int(length)
+            }
+        }
+        if let result = data.withContiguousStorageIfAvailable(digest) { return result }
+        return Array(data).withUnsafeBufferPointer(digest)
     }
 
     private var ctx: EVPContext
 
     public init() {
-        ctx = EVPContext(EVP_sha256())
+        ctx = EVPContext(fetchedSHA256)
     }
 
     /// Feeds more input.
@@ -27,6 +34,14 @@ public struct SHA256: Sendable {
     /// The digest of everything fed so far; the hasher can keep going afterwards.
     public func finalize() -> [UInt8] { ctx.copy().final() }
 }
+
+/// OpenSSL's SHA-256, fetched once: `EVP_sha256()` has OpenSSL 3 look the implementation up
+/// again (a lock and a walk of its method store) in every digest, once per signed request.
+/// `nonisolated(unsafe)`: written once at first use; an `EVP_MD` is immutable and thread-safe.
+nonisolated(unsafe) private let fetchedSHA256: OpaquePointer = {
+    guard let md = EVP_MD_fetch(nil, "SHA2-256", nil) else { fatalError("OpenSSL has no SHA2-256") }
+    return md
+}()
 
 /// SHA-512, for RFC 9530 `Content-Digest: sha-512` and Ed25519 tooling.
 public enum SHA512 {
