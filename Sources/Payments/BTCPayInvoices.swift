@@ -1,5 +1,6 @@
 import BadgeCore
 import JSON
+import OutsideHTTP
 
 /// `[btcpay]` as the provider client needs it.
 public struct BTCPayAccount: Sendable, Equatable {
@@ -22,9 +23,9 @@ public struct BTCPayAccount: Sendable, Equatable {
 public struct BTCPayInvoices: PaymentProvider, InvoiceStateReading {
     public let name = "btcpay"
     let account: BTCPayAccount
-    let client: any OutsideHTTPClient
+    let client: any OutsideHTTPTransport
 
-    public init(account: BTCPayAccount, client: any OutsideHTTPClient = URLSessionHTTPClient()) {
+    public init(account: BTCPayAccount, client: any OutsideHTTPTransport = URLSessionTransport()) {
         self.account = account
         self.client = client
     }
@@ -88,7 +89,7 @@ public struct BTCPayInvoices: PaymentProvider, InvoiceStateReading {
     }
 
     func call(_ method: String, _ url: String, body: [UInt8]?, what: String) throws(PaymentProviderError) -> JSONValue {
-        let response = try client.send(method, url: url, headers: headers, body: body, api: account.api)
+        let response = try client.call(method, url: url, headers: headers, body: body, api: account.api)
         switch response.status {
         case 200..<300: break
         case 401, 403: throw .refused("\(what): BTCPay answered \(response.status)")

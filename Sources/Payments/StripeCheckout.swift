@@ -1,5 +1,6 @@
 import BadgeCore
 import JSON
+import OutsideHTTP
 
 /// `[stripe]` as the provider client needs it.
 public struct StripeAccount: Sendable, Equatable {
@@ -23,9 +24,9 @@ public struct StripeAccount: Sendable, Equatable {
 public struct StripeCheckout: PaymentProvider {
     public let name = "stripe"
     let account: StripeAccount
-    let client: any OutsideHTTPClient
+    let client: any OutsideHTTPTransport
 
-    public init(account: StripeAccount, client: any OutsideHTTPClient = URLSessionHTTPClient()) {
+    public init(account: StripeAccount, client: any OutsideHTTPTransport = URLSessionTransport()) {
         self.account = account
         self.client = client
     }
@@ -50,7 +51,7 @@ public struct StripeCheckout: PaymentProvider {
 
     public func createPayment(_ request: PaymentRequest) throws(PaymentProviderError) -> PaymentDestination {
         guard request.method == .card else { throw .refused("Stripe takes card payments only") }
-        let response = try client.send("POST", url: account.api.baseURL + "/v1/checkout/sessions", headers: [
+        let response = try client.call("POST", url: account.api.baseURL + "/v1/checkout/sessions", headers: [
             ("Authorization", "Bearer " + account.secretKey),
             ("Content-Type", "application/x-www-form-urlencoded"),
             ("Idempotency-Key", request.invoiceId),
@@ -69,7 +70,7 @@ public struct StripeCheckout: PaymentProvider {
 
     /// A 2xx JSON object, or the failure class of the answer: 401 and 403 refuse this
     /// service's key (internal); every other status, and anything unreadable, is unavailability.
-    static func parse(_ response: OutsideResponse, call: String) throws(PaymentProviderError) -> JSONValue {
+    static func parse(_ response: OutsideHTTPAnswer, call: String) throws(PaymentProviderError) -> JSONValue {
         switch response.status {
         case 200..<300: break
         case 401, 403: throw .refused("\(call): Stripe answered \(response.status)")

@@ -1,5 +1,6 @@
 import BadgeCore
 import GooglePlay
+import OutsideHTTP
 import Testing
 
 /// The spec's Google Play list, item by item, on the pure mapping functions.
@@ -131,24 +132,24 @@ import Testing
 
     @Test func tokenEndpointClasses() throws {
         for status in [429, 500, 503] {
-            do { _ = try AccessToken.fromTokenEndpoint(PlayHTTPResponse(status: status, body: []), now: 0); Issue.record("passed") } catch {
+            do { _ = try AccessToken.fromTokenEndpoint(OutsideHTTPAnswer(status: status, body: []), now: 0); Issue.record("passed") } catch {
                 #expect(error.verdict == .providerUnavailable, "\(status)")
             }
         }
         let grant = Array(#"{"error":"invalid_grant","error_description":"Invalid JWT Signature."}"#.utf8)
         for status in [400, 401, 403, 404] {
-            do { _ = try AccessToken.fromTokenEndpoint(PlayHTTPResponse(status: status, body: grant), now: 0); Issue.record("passed") } catch {
+            do { _ = try AccessToken.fromTokenEndpoint(OutsideHTTPAnswer(status: status, body: grant), now: 0); Issue.record("passed") } catch {
                 #expect(error.verdict == .internal, "\(status)")
             }
         }
         for body in ["", "{}", #"{"access_token":"a"}"#, #"{"access_token":"a","expires_in":0}"#,
                      #"{"access_token":"a","expires_in":3599,"token_type":"MAC"}"#] {
-            do { _ = try AccessToken.fromTokenEndpoint(PlayHTTPResponse(status: 200, body: Array(body.utf8)), now: 0); Issue.record("accepted \(body)") } catch {
+            do { _ = try AccessToken.fromTokenEndpoint(OutsideHTTPAnswer(status: 200, body: Array(body.utf8)), now: 0); Issue.record("accepted \(body)") } catch {
                 #expect(error.verdict == .internal, "\(body)")
             }
         }
         let token = try AccessToken.fromTokenEndpoint(
-            PlayHTTPResponse(status: 200, body: Array(#"{"access_token":"ya29.x","expires_in":3599,"token_type":"Bearer"}"#.utf8)), now: 1000)
+            OutsideHTTPAnswer(status: 200, body: Array(#"{"access_token":"ya29.x","expires_in":3599,"token_type":"Bearer"}"#.utf8)), now: 1000)
         #expect(token == AccessToken(value: "ya29.x", refreshAfter: 1000 + 3599 - 300))
     }
 }

@@ -1,6 +1,7 @@
 import AppStore
 import BadgeCore
 import Handlers
+import OutsideHTTP
 import Storage
 
 extension AppleStoreSettings {
@@ -8,7 +9,7 @@ extension AppleStoreSettings {
     /// configured roots, and, when the App Store Server API key is configured, the subscription
     /// store that reads statuses with it. Every mistake is one line naming the key or the file;
     /// nothing starts with a half-read section.
-    public func deployment(creditsSandbox: Bool, transport: any AppStoreTransport = URLSessionAppStoreTransport()) throws -> AppStoreDeployment {
+    public func deployment(creditsSandbox: Bool, transport: any OutsideHTTPTransport = URLSessionTransport()) throws -> AppStoreDeployment {
         guard let bundle = bundleID, !bundle.isEmpty else {
             throw CommandFailure("[apple] bundle_id: required when [apple] is present (the app's bundle id, e.g. chat.simplex.app)")
         }

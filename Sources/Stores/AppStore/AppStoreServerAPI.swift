@@ -1,4 +1,5 @@
 import BadgeCore
+import OutsideHTTP
 
 /// The App Store Server API as this service calls it: Get All Subscription Statuses, production
 /// first and then the sandbox, with a fresh ES256 bearer token per call, a timeout and a
@@ -14,11 +15,11 @@ public struct AppStoreServerAPI: Sendable {
     public let sandboxURL: String
     public let timeoutSeconds: Double
     public let maxResponseBytes: Int
-    let transport: any AppStoreTransport
+    let transport: any OutsideHTTPTransport
 
     public init(key: AppStoreAPIKey, verifier: AppStoreVerifier, productionURL: String = defaultProductionURL,
                 sandboxURL: String = defaultSandboxURL, timeoutSeconds: Double = 10, maxResponseBytes: Int = 1 << 20,
-                transport: any AppStoreTransport = URLSessionAppStoreTransport()) {
+                transport: any OutsideHTTPTransport = URLSessionTransport()) {
         self.key = key
         self.verifier = verifier
         self.productionURL = Self.trimmed(productionURL)
@@ -49,7 +50,7 @@ public struct AppStoreServerAPI: Sendable {
 
     /// One call to one environment: the HTTP status when there was an answer, and its verdict.
     func ask(_ environment: Environment, originalTransactionId: String, now: Timestamp) -> (status: Int?, verdict: AppStoreStatusVerdict) {
-        let response: AppStoreHTTPResponse
+        let response: OutsideHTTPAnswer
         switch fetch(environment, path: "/inApps/v1/subscriptions/" + originalTransactionId, now: now) {
         case .failure(.refused(let refusal)): return (nil, .refused(refusal))
         case .failure(.unavailable(let reason)): return (nil, .unavailable(reason: reason, retryAfter: nil))
@@ -74,16 +75,16 @@ public struct AppStoreServerAPI: Sendable {
     }
 
     /// One authorised GET of `path` in `environment`, with a fresh token, the timeout and the cap.
-    func fetch(_ environment: Environment, path: String, now: Timestamp) -> Result<AppStoreHTTPResponse, FetchFailure> {
+    func fetch(_ environment: Environment, path: String, now: Timestamp) -> Result<OutsideHTTPAnswer, FetchFailure> {
         let base = environment == .production ? productionURL : sandboxURL
         let token: String
         do { token = try key.token(at: now) } catch {
             return .failure(.refused(AppStoreRefusal(.internal, "App Store Server API token: \(error)")))
         }
         do {
-            return .success(try transport.get(url: base + path,
-                                              headers: [("Authorization", "Bearer " + token), ("Accept", "application/json")],
-                                              timeoutSeconds: timeoutSeconds, maxResponseBytes: maxResponseBytes))
+            return .success(try transport.send(method: "GET", url: base + path,
+                                               headers: [("Authorization", "Bearer " + token), ("Accept", "application/json")], body: nil,
+                                               timeoutSeconds: timeoutSeconds, maxResponseBytes: maxResponseBytes))
         } catch {
             switch error {
             case .noAnswer(let why):

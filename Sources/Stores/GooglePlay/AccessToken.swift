@@ -1,5 +1,6 @@
 import JSON
 import Locking
+import OutsideHTTP
 
 /// An access token from Google's token endpoint and when it stops being used.
 public struct AccessToken: Sendable, Equatable {
@@ -19,7 +20,7 @@ public struct AccessToken: Sendable, Equatable {
     /// The token endpoint's answer mapped to a token or to the spec's class, received at `now`:
     /// 429 and 5xx are Google not answering; any other refusal, and an answer that cannot be
     /// read, is this service's own problem (a wrong key, clock or token URL).
-    public static func fromTokenEndpoint(_ response: PlayHTTPResponse, now: Int64) throws(PlayRefusal) -> AccessToken {
+    public static func fromTokenEndpoint(_ response: OutsideHTTPAnswer, now: Int64) throws(PlayRefusal) -> AccessToken {
         switch response.status {
         case 200:
             break

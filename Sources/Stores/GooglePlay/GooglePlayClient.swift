@@ -1,5 +1,6 @@
 import BadgeCore
 import Foundation
+import OutsideHTTP
 
 /// Where and how the Play Developer API is reached.
 public struct GooglePlayEndpoint: Sendable, Equatable {
@@ -31,11 +32,11 @@ public struct GooglePlayEndpoint: Sendable, Equatable {
 public final class GooglePlayClient: Sendable {
     public let endpoint: GooglePlayEndpoint
     private let key: ServiceAccountKey
-    private let transport: any PlayTransport
+    private let transport: any OutsideHTTPTransport
     private let clock: @Sendable () -> Int64
     private let tokens = AccessTokenCache()
 
-    public init(endpoint: GooglePlayEndpoint, key: ServiceAccountKey, transport: any PlayTransport = URLSessionPlayTransport(),
+    public init(endpoint: GooglePlayEndpoint, key: ServiceAccountKey, transport: any OutsideHTTPTransport = URLSessionTransport(),
                 clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }) {
         self.endpoint = endpoint
         self.key = key
@@ -113,12 +114,12 @@ public final class GooglePlayClient: Sendable {
 
     /// One authorised call under `/androidpublisher/v3/applications/{package}/`; a 401 drops the
     /// cached token and the call is made once more with a fresh one.
-    private func call(_ method: String, path: String, body: [UInt8]?, doing: String) throws(PlayRefusal) -> PlayHTTPResponse {
+    private func call(_ method: String, path: String, body: [UInt8]?, doing: String) throws(PlayRefusal) -> OutsideHTTPAnswer {
         guard PlayIdentifiers.isPackageName(endpoint.packageName) else {
             throw .internal("package name is not an Android package name")
         }
         let url = "\(endpoint.apiURL)/androidpublisher/v3/applications/\(endpoint.packageName)/\(path)"
-        var response = PlayHTTPResponse(status: 0, body: [])
+        var response = OutsideHTTPAnswer(status: 0, body: [])
         for _ in 0..<2 {
             let token = try accessToken(doing: doing)
             var headers = [("Authorization", "Bearer \(token.value)"), ("Accept", "application/json")]
@@ -148,7 +149,7 @@ public final class GooglePlayClient: Sendable {
     }
 
     private func send(_ method: String, url: String, headers: [(String, String)], body: [UInt8]?,
-                      doing: String) throws(PlayRefusal) -> PlayHTTPResponse {
+                      doing: String) throws(PlayRefusal) -> OutsideHTTPAnswer {
         do {
             return try transport.send(method: method, url: url, headers: headers, body: body,
                                       timeoutSeconds: endpoint.timeoutSeconds, maxResponseBytes: endpoint.maxResponseBytes)

@@ -1,5 +1,6 @@
 import BadgeCore
 import Locking
+import OutsideHTTP
 
 /// Google's signing keys, fetched from the JWKS URL (a timeout, a size cap) and kept for the
 /// `max-age` Google gives. A key id the kept set does not hold fetches the set again, at most
@@ -9,7 +10,7 @@ public final class GoogleKeyCache: Sendable {
     public let url: String
     let timeoutSeconds: Double
     let maxResponseBytes: Int
-    let transport: any PlayTransport
+    let transport: any OutsideHTTPTransport
     /// The least time between two fetches for an unknown key id, and after a failed fetch (Pub/Sub
     /// retries a 503 within seconds; each retry does not reach Google).
     let refetchFloorSeconds: Int64
@@ -30,7 +31,7 @@ public final class GoogleKeyCache: Sendable {
     public static let defaultURL = "https://www.googleapis.com/oauth2/v3/certs"
 
     public init(url: String = defaultURL, timeoutSeconds: Double, maxResponseBytes: Int, refetchFloorSeconds: Int64 = 60,
-                failureFloorSeconds: Int64 = 5, transport: any PlayTransport = URLSessionPlayTransport()) {
+                failureFloorSeconds: Int64 = 5, transport: any OutsideHTTPTransport = URLSessionTransport()) {
         self.failureFloorSeconds = failureFloorSeconds
         self.url = url
         self.timeoutSeconds = timeoutSeconds
@@ -76,7 +77,7 @@ public final class GoogleKeyCache: Sendable {
     private struct FetchFailure: Error { let why: String }
 
     private func fetch() -> Result<(GoogleKeySet, Int64), FetchFailure> {
-        let response: PlayHTTPResponse
+        let response: OutsideHTTPAnswer
         do {
             response = try transport.send(method: "GET", url: url, headers: [("Accept", "application/json")], body: nil,
                                           timeoutSeconds: timeoutSeconds, maxResponseBytes: maxResponseBytes)

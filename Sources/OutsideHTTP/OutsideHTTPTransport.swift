@@ -3,40 +3,44 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// One answer from Google as received: the status and the whole body, within the cap.
-public struct PlayHTTPResponse: Sendable, Equatable {
+/// One answer from an outside API as received: status, header fields (names lower-cased) and
+/// the whole body, within the cap.
+public struct OutsideHTTPAnswer: Sendable, Equatable {
     public var status: Int
-    public var body: [UInt8]
-    /// The header fields, names lower-cased (the JWKS fetch reads `cache-control`).
     public var headers: [String: String]
-    public init(status: Int, body: [UInt8], headers: [String: String] = [:]) {
+    public var body: [UInt8]
+
+    public init(status: Int, headers: [String: String] = [:], body: [UInt8]) {
         self.status = status
-        self.body = body
         self.headers = headers
+        self.body = body
     }
 }
 
-/// Why a call produced no answer: no answer at all (Play unreachable) or one over the cap
-/// (which this service cannot read: internal).
-public enum PlayTransportFailure: Error, Sendable, Equatable {
+/// Why a call produced no answer the caller can read: none at all (unreachable, timed out, not
+/// HTTP), or one over the cap. Callers class them differently (the spec answers an outage
+/// provider_unavailable and an answer over the cap internal), so they stay apart.
+public enum OutsideHTTPFailure: Error, Sendable, Equatable {
     case noAnswer(String)
     case tooLarge(Int)
 }
 
-/// Sends one HTTP request and waits for the answer: the seam the client is tested through,
-/// against fakes over real HTTP on 127.0.0.1.
-public protocol PlayTransport: Sendable {
+/// Sends one HTTP request to an outside API and waits for the whole answer: the seam every
+/// provider client (Stripe, BTCPay, the App Store, Google) is tested through, against fakes
+/// over real HTTP on 127.0.0.1, never against the network.
+public protocol OutsideHTTPTransport: Sendable {
     func send(method: String, url: String, headers: [(String, String)], body: [UInt8]?,
-              timeoutSeconds: Double, maxResponseBytes: Int) throws(PlayTransportFailure) -> PlayHTTPResponse
+              timeoutSeconds: Double, maxResponseBytes: Int) throws(OutsideHTTPFailure) -> OutsideHTTPAnswer
 }
 
-/// ``PlayTransport`` over Foundation's URL session: a session per call, a deadline for the
-/// whole call, and the body read through a delegate that stops as soon as it passes the cap.
-public struct URLSessionPlayTransport: PlayTransport {
+/// ``OutsideHTTPTransport`` over Foundation's URL session: an ephemeral session per call (no
+/// cache, no cookies), one deadline for the whole call, and the body read through a delegate
+/// that cancels as soon as it passes the cap.
+public struct URLSessionTransport: OutsideHTTPTransport {
     public init() {}
 
     public func send(method: String, url: String, headers: [(String, String)], body: [UInt8]?,
-                     timeoutSeconds: Double, maxResponseBytes: Int) throws(PlayTransportFailure) -> PlayHTTPResponse {
+                     timeoutSeconds: Double, maxResponseBytes: Int) throws(OutsideHTTPFailure) -> OutsideHTTPAnswer {
         guard let target = URL(string: url) else { throw .noAnswer("not a URL") }
         var request = URLRequest(url: target, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeoutSeconds)
         request.httpMethod = method
@@ -47,7 +51,7 @@ public struct URLSessionPlayTransport: PlayTransport {
         configuration.timeoutIntervalForResource = timeoutSeconds
         configuration.urlCache = nil
         configuration.httpCookieStorage = nil
-        let reader = CappedBodyReader(limit: maxResponseBytes)
+        let reader = CappedAnswerReader(limit: maxResponseBytes)
         let session = URLSession(configuration: configuration, delegate: reader, delegateQueue: nil)
         defer { session.invalidateAndCancel() }
         let task = session.dataTask(with: request)
@@ -57,12 +61,14 @@ public struct URLSessionPlayTransport: PlayTransport {
             task.cancel()
             throw .noAnswer("no answer within \(timeoutSeconds) s")
         }
-        return try reader.response()
+        return try reader.answer()
     }
 }
 
-/// Collects one response on the session's queue; the caller waits on `finished`.
-private final class CappedBodyReader: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+/// Collects one answer on the session's queue; the caller waits on `finished`.
+/// `@unchecked Sendable`: every field the delegate callbacks and the caller share is read and
+/// written under `lock`.
+private final class CappedAnswerReader: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     let finished = DispatchSemaphore(value: 0)
     private let limit: Int
     private let lock = NSLock()
@@ -77,11 +83,14 @@ private final class CappedBodyReader: NSObject, URLSessionDataDelegate, @uncheck
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
                     completionHandler: @escaping (URLSession.ResponseDisposition) -> Void) {
         let tooLarge = response.expectedContentLength > Int64(limit)
+        let http = response as? HTTPURLResponse
+        var fields: [String: String] = [:]
+        for (name, value) in http?.allHeaderFields ?? [:] {
+            if let name = name as? String, let value = value as? String { fields[name.lowercased()] = value }
+        }
         lock.withLock {
-            status = (response as? HTTPURLResponse)?.statusCode ?? 0
-            for (name, value) in (response as? HTTPURLResponse)?.allHeaderFields ?? [:] {
-                if let name = name as? String, let value = value as? String { headers[name.lowercased()] = value }
-            }
+            status = http?.statusCode ?? 0
+            headers = fields
             if tooLarge { overflow = true }
         }
         completionHandler(tooLarge ? .cancel : .allow)
@@ -100,9 +109,9 @@ private final class CappedBodyReader: NSObject, URLSessionDataDelegate, @uncheck
         finished.signal()
     }
 
-    func response() throws(PlayTransportFailure) -> PlayHTTPResponse {
-        let (status, body, headers, overflow, failure) = lock.withLock {
-            (self.status, self.body, self.headers, self.overflow, self.failure)
+    func answer() throws(OutsideHTTPFailure) -> OutsideHTTPAnswer {
+        let (status, headers, body, overflow, failure) = lock.withLock {
+            (self.status, self.headers, self.body, self.overflow, self.failure)
         }
         if overflow { throw .tooLarge(limit) }
         if let failure {
@@ -110,6 +119,6 @@ private final class CappedBodyReader: NSObject, URLSessionDataDelegate, @uncheck
             throw .noAnswer(error.code == NSURLErrorTimedOut ? "timed out" : "failed (\(error.domain) \(error.code))")
         }
         guard status > 0 else { throw .noAnswer("no HTTP status") }
-        return PlayHTTPResponse(status: status, body: body, headers: headers)
+        return OutsideHTTPAnswer(status: status, headers: headers, body: body)
     }
 }
