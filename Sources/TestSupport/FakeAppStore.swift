@@ -11,41 +11,15 @@ public final class FakeAppStore: @unchecked Sendable {
     public let issuerId = UUID().uuidString.lowercased()
     /// Holds root.der, root.pem, intermediate.der, leaf.der, leaf-key.pem, key.p8 and key.pub.pem.
     public let files = TemporaryDirectory("fake-appstore")
-    public private(set) var port = 0
-    private let process = Process()
-    private let stdin = Pipe()
+    private let server: PeerServer
+    public var port: Int { server.port }
 
     public init(bundleId: String = "chat.simplex.badges.test") throws {
         self.bundleId = bundleId
         try PeerPython.run(script: "appstore_peer.py", arguments: ["pki", files.path])
         try PeerPython.run(script: "appstore_peer.py", arguments: ["apikey", files.path])
-        let python = PeerPython.interpreter
-        guard FileManager.default.isExecutableFile(atPath: python) else {
-            throw PeerPython.Failure(status: -1, stderr: "no peer interpreter at \(python); run scripts/peers-venv")
-        }
-        let script = Repository.root.appendingPathComponent("Tests/Peers/fake_appstore.py").path
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [script, files.path, files.file("key.pub.pem"), keyId, issuerId, bundleId]
-        let stdout = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        try process.run()
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = stdout.fileHandleForReading.availableData
-            if chunk.isEmpty { throw PeerPython.Failure(status: -1, stderr: "fake_appstore.py exited before listening") }
-            line.append(chunk)
-        }
-        let text = String(decoding: line, as: UTF8.self)
-        guard let p = text.split(separator: " ").last.flatMap({ Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }) else {
-            throw PeerPython.Failure(status: -1, stderr: "fake_appstore.py said: \(text)")
-        }
-        port = p
-    }
-
-    deinit {
-        try? stdin.fileHandleForWriting.close()
-        process.waitUntilExit()
+        server = try PeerServer(script: "fake_appstore.py",
+                                arguments: [files.path, files.file("key.pub.pem"), keyId, issuerId, bundleId])
     }
 
     /// The base URL of the fake production environment (`[apple] api_url`).

@@ -10,38 +10,11 @@ public final class FakePayments: @unchecked Sendable {
     public let stripeKey = "sk_test_fake_" + UUID().uuidString
     public let btcpayKey = "btcpay-fake-" + UUID().uuidString
     public let btcpayStore = "FakeStore1"
-    public private(set) var port = 0
-    private let process = Process()
-    private let stdin = Pipe()
+    private let server: PeerServer
+    public var port: Int { server.port }
 
     public init() throws {
-        let python = PeerPython.interpreter
-        guard FileManager.default.isExecutableFile(atPath: python) else {
-            throw PeerPython.Failure(status: -1, stderr: "no peer interpreter at \(python); run scripts/peers-venv")
-        }
-        let script = Repository.root.appendingPathComponent("Tests/Peers/fake_payments.py").path
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [script, stripeKey, btcpayKey, btcpayStore]
-        let stdout = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        try process.run()
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = stdout.fileHandleForReading.availableData
-            if chunk.isEmpty { throw PeerPython.Failure(status: -1, stderr: "fake_payments.py exited before listening") }
-            line.append(chunk)
-        }
-        let text = String(decoding: line, as: UTF8.self)
-        guard let p = text.split(separator: " ").last.flatMap({ Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }) else {
-            throw PeerPython.Failure(status: -1, stderr: "fake_payments.py said: \(text)")
-        }
-        port = p
-    }
-
-    deinit {
-        try? stdin.fileHandleForWriting.close()
-        process.waitUntilExit()
+        server = try PeerServer(script: "fake_payments.py", arguments: [stripeKey, btcpayKey, btcpayStore])
     }
 
     public var url: String { "http://127.0.0.1:\(port)" }

@@ -37,3 +37,41 @@ public enum PeerPython {
     }
 }
 
+
+/// A Python fake from `Tests/Peers` serving on 127.0.0.1: started with its arguments, its port
+/// read from the last word of the first line it prints, stopped when this is released (the
+/// fakes exit when their standard input closes, so a crashed test leaves none behind).
+public final class PeerServer: @unchecked Sendable {
+    public let port: Int
+    private let process = Process()
+    private let stdin = Pipe()
+
+    public init(script: String, arguments: [String]) throws {
+        let python = PeerPython.interpreter
+        guard FileManager.default.isExecutableFile(atPath: python) else {
+            throw PeerPython.Failure(status: -1, stderr: "no peer interpreter at \(python); run scripts/peers-venv")
+        }
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = [Repository.root.appendingPathComponent("Tests/Peers").appendingPathComponent(script).path] + arguments
+        let stdout = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        try process.run()
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = stdout.fileHandleForReading.availableData
+            if chunk.isEmpty { throw PeerPython.Failure(status: -1, stderr: "\(script) exited before listening") }
+            line.append(chunk)
+        }
+        let text = String(decoding: line, as: UTF8.self)
+        guard let port = text.split(separator: " ").last.flatMap({ Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }) else {
+            throw PeerPython.Failure(status: -1, stderr: "\(script) said: \(text)")
+        }
+        self.port = port
+    }
+
+    deinit {
+        try? stdin.fileHandleForWriting.close()
+        process.waitUntilExit()
+    }
+}

@@ -37,7 +37,9 @@ import sys
 import threading
 import time
 import urllib.parse
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
+
+from peer_server import serve
 
 import jwt
 from cryptography import x509
@@ -253,19 +255,5 @@ class Handler(BaseHTTPRequestHandler):
         self.reply(404, {"errorCode": 4040000, "errorMessage": "no such route"})
 
 
-def main():
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    print(f"port {server.server_address[1]}", flush=True)
-
-    def watch_stdin():
-        sys.stdin.read()
-        os._exit(0)
-
-    threading.Thread(target=watch_stdin, daemon=True).start()
-    threading.Timer(2400, lambda: os._exit(0)).start()
-    server.serve_forever()
-
-
 if __name__ == "__main__":
-    main()
+    serve(Handler, lifetime=2400)
