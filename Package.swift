@@ -90,7 +90,7 @@ let package = Package(
         .testTarget(name: "CredentialsTests", dependencies: ["TestSupport", "Credentials", "BBS", "BadgeCore", "JSON", "Schema", "Locking"], swiftSettings: strict),
         .testTarget(name: "LedgerTests", dependencies: ["TestSupport", "JSON", "Ledger", "Crypto"], swiftSettings: strict),
         .testTarget(name: "AppStoreTests", dependencies: ["TestSupport", "AppStore", "JSON", "BadgeCore"], swiftSettings: strict),
-        .testTarget(name: "StorageTests", dependencies: ["TestSupport", "Storage"], swiftSettings: strict),
+        .testTarget(name: "StorageTests", dependencies: ["TestSupport", "Storage", "Locking"], swiftSettings: strict),
         .testTarget(name: "HandlersTests", dependencies: ["TestSupport", "Handlers", "GooglePlay", "AppStore", "Schema", "BadgeCore", "JSON", "Locking"], swiftSettings: strict),
         .testTarget(name: "PaymentsTests", dependencies: ["TestSupport", "Payments", "Webhooks", "Handlers", "Storage", "Ledger", "JSON",
                                                          "Crypto", "BadgeCore", "Schema", "Locking"], swiftSettings: strict),

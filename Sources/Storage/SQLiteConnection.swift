@@ -108,6 +108,10 @@ final class SQLiteConnection: SQLConnection {
     /// Rows changed by the last statement.
     var changes: Int { Int(sqlite3_changes(handle)) }
 
+    /// Whether a transaction is open: false after SQLite rolled one back by itself (an I/O
+    /// error, a full disk), which takes every savepoint in it along.
+    var inTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
     /// Kept alive as long as the connection, whose WAL hook points at it.
     private var walHookTarget: WALCheckpointer?
 

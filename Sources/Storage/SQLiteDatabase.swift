@@ -1,12 +1,13 @@
 import BadgeCore
+import CSQLite
 import Foundation
 import Locking
 
 /// The SQLite database: WAL mode, foreign keys on, one writer.
 ///
-/// Every write runs in one `BEGIN IMMEDIATE` transaction on the single writer connection,
+/// Every write runs in a `BEGIN IMMEDIATE` transaction on the single writer connection,
 /// serialised by a lock inside the process and by SQLite's write lock across processes
-/// (the CLI may write while the server runs). Reads use a fixed pool of read-only connections,
+/// (the CLI may write while the server runs); writes that queue behind one share its commit. Reads use a fixed pool of read-only connections,
 /// opened and tried at start so a failure shows there and not on a later request; WAL lets them
 /// run beside the writer. A read waits for a free reader rather than opening another. The log is
 /// checkpointed in the background past `checkpointPages`, not in a request's commit (``WALCheckpointer``).
@@ -26,6 +27,12 @@ public final class SQLiteDatabase: @unchecked Sendable {
     public let path: String
     private let writer: SQLiteConnection
     private let writeLock = NSLock()
+    /// Writers between asking for `writeLock` and holding it: a commit group waits for them.
+    private let waitingWriters = LockedValueBox(0)
+    /// The transaction a write left open for the next one to join; only under `writeLock`.
+    private var openGroup: CommitGroup?
+    /// Commits so far; only under `writeLock`.
+    private var commits = 0
     private let readers = LockedValueBox<[SQLiteConnection]>([])
     private let freeReaders: DispatchSemaphore
     private let checkpointer: WALCheckpointer
@@ -61,26 +68,82 @@ public final class SQLiteDatabase: @unchecked Sendable {
         }
     }
 
-    /// Runs `body` in one write transaction; commits if it returns, rolls back if it throws.
+    /// Runs `body` in a write transaction and returns once it is committed; if `body` throws,
+    /// what it wrote is rolled back and the error thrown. Writes that arrive while one runs
+    /// share its transaction and commit (``CommitGroup``): one sync for all of them.
     func write<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+        waitingWriters.withLock { $0 += 1 }
         writeLock.lock()
-        defer { writeLock.unlock() }
-        do {
-            try writer.query("BEGIN IMMEDIATE")
-        } catch StorageError.busy {
-            throw StorageError.busy(path: path)
+        waitingWriters.withLock { $0 -= 1 }
+        let group: CommitGroup
+        if let open = openGroup {
+            group = open
+            openGroup = nil
+        } else {
+            do {
+                try writer.query("BEGIN IMMEDIATE")
+            } catch {
+                writeLock.unlock()
+                throw Self.located(error, path)
+            }
+            group = CommitGroup()
         }
+        group.size += 1
+        let result: Result<T, any Error>
         do {
-            let result = try body(writer)
+            try writer.query("SAVEPOINT write")
+            let value = try body(writer)
+            try writer.query("RELEASE write")
+            result = .success(value)
+        } catch {
+            result = .failure(Self.located(error, path))
+            if writer.inTransaction {
+                do {
+                    try writer.query("ROLLBACK TO write")
+                    try writer.query("RELEASE write")
+                } catch {
+                    // It cannot be undone alone, so it must not be committed with the others.
+                    _ = try? writer.query("ROLLBACK")
+                }
+            }
+        }
+        if !writer.inTransaction {
+            // The whole transaction was rolled back (by SQLite after an I/O error or a full
+            // disk, or above): the group's earlier writes went with it.
+            let cause: String
+            if case .failure(let error) = result { cause = "\(error)" } else { cause = "the transaction ended inside a write" }
+            group.finish(.failure(StorageError.sqlite(code: SQLITE_ABORT,
+                                                      message: "\(path): rolled back with a write grouped with it: \(cause)")))
+            writeLock.unlock()
+        } else if CommitGroupPolicy.handsOver(groupSize: group.size, waitingWriters: waitingWriters.withLock { $0 }) {
+            openGroup = group
+            writeLock.unlock()
+        } else {
+            group.finish(commit())
+            writeLock.unlock()
+        }
+        let ended = group.ended()
+        let value = try result.get()
+        try ended.get()
+        return value
+    }
+
+    /// Commits the writer's transaction; on failure rolls it back and says why.
+    private func commit() -> Result<Void, any Error> {
+        commits += 1
+        do {
             try writer.query("COMMIT")
-            return result
-        } catch StorageError.busy {
-            _ = try? writer.query("ROLLBACK")
-            throw StorageError.busy(path: path)
+            return .success(())
         } catch {
             _ = try? writer.query("ROLLBACK")
-            throw error
+            return .failure(Self.located(error, path))
         }
+    }
+
+    /// A busy error names the database (the lock another process holds); others pass unchanged.
+    private static func located(_ error: any Error, _ path: String) -> any Error {
+        if case StorageError.busy = error { return StorageError.busy(path: path) }
+        return error
     }
 
     /// Runs `body` in one read transaction on a pooled read-only connection (a consistent snapshot).
@@ -124,6 +187,11 @@ public final class SQLiteDatabase: @unchecked Sendable {
         readers.withLock { $0.removeAll() }
         writeLock.lock()
         defer { writeLock.unlock() }
+        // A group left open for a writer that has not taken it yet commits first.
+        if let open = openGroup {
+            openGroup = nil
+            open.finish(commit())
+        }
         return try writer.query("PRAGMA journal_mode = DELETE").first?.text(0) ?? ""
     }
 
@@ -145,6 +213,13 @@ public final class SQLiteDatabase: @unchecked Sendable {
 extension SQLiteDatabase {
     /// Background checkpoints run so far (tests: the log is checkpointed off the request path).
     package var backgroundCheckpoints: Int { checkpointer.completed }
+
+    /// Commits of write transactions so far (tests: concurrent writes share them).
+    package var commitCount: Int {
+        writeLock.lock()
+        defer { writeLock.unlock() }
+        return commits
+    }
 
     /// The journal mode in effect ("wal" once opened by the service).
     public func journalMode() throws -> String {

@@ -1,6 +1,7 @@
 import BadgeCore
 import Foundation
 import Ledger
+import Locking
 import Storage
 import TestSupport
 import Testing
@@ -302,6 +303,89 @@ import Testing
     @Test func usesWriteAheadLogging() throws {
         let store = try SQLiteBadgeStore(path: dir.file("db.sqlite"))
         #expect(try store.database.journalMode() == "wal")
+    }
+
+    /// Runs `writers` threads of `each` writes at once, every write holding the writer a
+    /// millisecond so the others queue behind it; returns each write's result by writer.
+    private func concurrently(_ writers: Int, _ each: Int,
+                              _ write: @escaping @Sendable (_ writer: Int, _ index: Int) -> Result<Void, StorageError>)
+        -> [[Result<Void, StorageError>]] {
+        let results = LockedValueBox([[Result<Void, StorageError>]](repeating: [], count: writers))
+        let group = DispatchGroup()
+        for w in 0..<writers {
+            group.enter()
+            Thread {
+                for i in 0..<each {
+                    let result = write(w, i)
+                    results.withLock { $0[w].append(result) }
+                }
+                group.leave()
+            }.start()
+        }
+        group.wait()
+        return results.withLock { $0 }
+    }
+
+    private func storageOutcome(_ body: () throws -> Void) -> Result<Void, StorageError> {
+        do {
+            try body()
+            return .success(())
+        } catch let error as StorageError {
+            return .failure(error)
+        } catch {
+            return .failure(.corrupt("not a storage error: \(error)"))
+        }
+    }
+
+    /// Writes queued behind one share its commit (one sync of the log for many), and every
+    /// write that returned is in the database.
+    @Test func concurrentWritesShareCommitsAndEveryOneLands() throws {
+        let store = try SQLiteBadgeStore(path: dir.file("group.sqlite"))
+        let before = store.database.commitCount
+        let results = concurrently(6, 30) { w, i in
+            storageOutcome {
+                _ = try store.write { tx in
+                    usleep(1_000)
+                    return try tx.insertPurchase(key: "W\(w)-\(i)", masterKey: [1], badgeType: .supporter, at: Timestamp(seconds: 0))
+                }
+            }
+        }
+        #expect(results.joined().allSatisfy { if case .success = $0 { true } else { false } })
+        let commits = store.database.commitCount - before
+        #expect(commits >= 1 && commits < 180, "\(commits) commits for 180 writes")
+        for w in 0..<6 { for i in 0..<30 { #expect(try store.read { try $0.purchase(key: "W\(w)-\(i)") } != nil) } }
+    }
+
+    /// A write that fails inside a shared transaction is undone alone: the writes grouped with
+    /// it land, it leaves nothing, and its caller gets its own error.
+    @Test func aFailedWriteInASharedCommitIsUndoneAlone() throws {
+        let store = try SQLiteBadgeStore(path: dir.file("group-fail.sqlite"))
+        _ = try store.write { try $0.insertPurchase(key: "taken", masterKey: [1], badgeType: .supporter, at: Timestamp(seconds: 0)) }
+        let results = concurrently(6, 20) { w, i in
+            storageOutcome {
+                _ = try store.write { tx in
+                    usleep(1_000)
+                    _ = try tx.insertPurchase(key: "W\(w)-\(i)", masterKey: [1], badgeType: .supporter, at: Timestamp(seconds: 0))
+                    // Odd writers then break a UNIQUE constraint: their first row must go too.
+                    if w % 2 == 1 {
+                        _ = try tx.insertPurchase(key: "taken", masterKey: [1], badgeType: .supporter, at: Timestamp(seconds: 0))
+                    }
+                }
+            }
+        }
+        for w in 0..<6 {
+            for i in 0..<20 {
+                let landed = try store.read { try $0.purchase(key: "W\(w)-\(i)") } != nil
+                if w % 2 == 1 {
+                    #expect(!landed)
+                    guard case .failure(.conflict) = results[w][i] else { Issue.record("W\(w)-\(i): \(results[w][i])"); continue }
+                } else {
+                    #expect(landed)
+                    guard case .success = results[w][i] else { Issue.record("W\(w)-\(i): \(results[w][i])"); continue }
+                }
+            }
+        }
+        #expect(store.database.commitCount < 121)
     }
 }
 
