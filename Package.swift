@@ -9,8 +9,8 @@ let strict: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
 ]
 
-/// BLS12-381 arithmetic is unusably slow unoptimised, so BBS is always compiled with -O,
-/// even in debug builds, keeping `swift test` fast.
+/// BLS12-381 and Ed25519 field arithmetic are unusably slow unoptimised, so BBS and Crypto are
+/// always compiled with -O, even in debug builds, keeping `swift test` fast.
 let optimised: [SwiftSetting] = strict + [.unsafeFlags(["-O"])]
 
 let package = Package(
@@ -32,7 +32,7 @@ let package = Package(
         .target(name: "JSON", swiftSettings: strict),
         .target(name: "Logging", dependencies: ["JSON"], swiftSettings: strict),
         .target(name: "TestSupport", dependencies: ["Locking", "JSON", "HTTPServer", "BadgeCore", "Schema", "Handlers", "Storage"], swiftSettings: strict),
-        .target(name: "Crypto", dependencies: ["COpenSSL", "BadgeCore"], swiftSettings: strict),
+        .target(name: "Crypto", dependencies: ["COpenSSL", "BadgeCore"], swiftSettings: optimised),
         .target(name: "HTTPServer", dependencies: ["JSON", "Locking"], swiftSettings: strict),
         .target(name: "Schema", dependencies: ["JSON", "BadgeCore", "Ledger", "Locking"], swiftSettings: strict),
         .target(name: "RequestAuth", dependencies: ["Crypto", "BadgeCore"], swiftSettings: strict),

@@ -31,6 +31,12 @@ public struct Ed25519PublicKey: Hashable, Sendable {
 
     /// Whether `signature` (64 bytes) is valid for `message` under this key.
     public func isValidSignature(_ signature: [UInt8], for message: some Collection<UInt8>) -> Bool {
+        isValidSignatureOpenSSL(signature, for: message)
+    }
+
+    /// The same verdict through OpenSSL's EVP verify: the reference the Swift verification
+    /// (`Ed25519Verification`) is tested and benchmarked against.
+    package func isValidSignatureOpenSSL(_ signature: [UInt8], for message: some Collection<UInt8>) -> Bool {
         guard signature.count == 64 else { return false }
         guard let pkey = raw.withUnsafeBufferPointer({
             EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, nil, $0.baseAddress, 32)
