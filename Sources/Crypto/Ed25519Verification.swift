@@ -47,40 +47,53 @@ package enum Ed25519Verification {
     /// of h over −A, −3A, …, −15A (built per call) and a width-8 w-NAF of s over the static
     /// table of B, 3B, …, 127B.
     static func doubleScalarMultiply(h: Scalar25519, minusA: ExtendedPoint, s: Scalar25519) -> ProjectivePoint {
-        withUnsafeTemporaryAllocation(of: Int8.self, capacity: 512) { digits in
-            let hDigits = UnsafeMutableBufferPointer(rebasing: digits[0..<256])
-            let sDigits = UnsafeMutableBufferPointer(rebasing: digits[256..<512])
-            h.writeNonAdjacentForm(width: 5, into: hDigits)
-            s.writeNonAdjacentForm(width: 8, into: sDigits)
-            return withUnsafeTemporaryAllocation(of: CachedPoint.self, capacity: 8) { aTable in
+        // −A's odd multiples live in a local tuple, on the stack: at 1,280 bytes the table is past
+        // the size a temporary allocation is sure to keep off the heap.
+        let first = minusA.cached
+        var aMultiples = (first, first, first, first, first, first, first, first)
+        return withUnsafeMutablePointer(to: &aMultiples) { tuple in
+            tuple.withMemoryRebound(to: CachedPoint.self, capacity: 8) { aTable in
                 let twoA = minusA.projective.doubled().extended.cached
                 var multiple = minusA
-                aTable.initializeElement(at: 0, to: multiple.cached)
                 for i in 1..<8 {
                     multiple = multiple.adding(twoA).extended
-                    aTable.initializeElement(at: i, to: multiple.cached)
+                    aTable[i] = multiple.cached
                 }
-                return ed25519BaseOddMultiples.withUnsafeBufferPointer { bTable in
-                    var top = 255
-                    while top >= 0 && hDigits[top] == 0 && sDigits[top] == 0 { top -= 1 }
-                    var r = ProjectivePoint.identity
-                    var i = top
-                    while i >= 0 {
-                        var t = r.doubled()
-                        let hd = hDigits[i], sd = sDigits[i]
-                        if hd != 0 {
-                            t = t.extended.adding(aTable[Int(hd.magnitude >> 1)], negate: hd < 0)
-                        }
-                        if sd != 0 {
-                            t = t.extended.adding(bTable[Int(sd.magnitude >> 1)], negate: sd < 0)
-                        }
-                        r = t.projective
-                        i -= 1
+                return withUnsafeTemporaryAllocation(of: Int8.self, capacity: 512) { digits in
+                    let hDigits = UnsafeMutableBufferPointer(rebasing: digits[0..<256])
+                    let sDigits = UnsafeMutableBufferPointer(rebasing: digits[256..<512])
+                    h.writeNonAdjacentForm(width: 5, into: hDigits)
+                    s.writeNonAdjacentForm(width: 8, into: sDigits)
+                    return ed25519BaseOddMultiples.withUnsafeBufferPointer { bTable in
+                        interleave(hDigits: hDigits, aTable: aTable, sDigits: sDigits, bTable: bTable)
                     }
-                    return r
                 }
             }
         }
+    }
+
+    /// Σ hDigits[i]·2^i·(aTable's point) + Σ sDigits[i]·2^i·(bTable's point), from the top digit
+    /// down: a doubling per position, an addition per nonzero digit.
+    private static func interleave(hDigits: UnsafeMutableBufferPointer<Int8>, aTable: UnsafeMutablePointer<CachedPoint>,
+                                   sDigits: UnsafeMutableBufferPointer<Int8>,
+                                   bTable: UnsafeBufferPointer<AffineNielsPoint>) -> ProjectivePoint {
+        var top = 255
+        while top >= 0 && hDigits[top] == 0 && sDigits[top] == 0 { top -= 1 }
+        var r = ProjectivePoint.identity
+        var i = top
+        while i >= 0 {
+            var t = r.doubled()
+            let hd = hDigits[i], sd = sDigits[i]
+            if hd != 0 {
+                t = t.extended.adding(aTable[Int(hd.magnitude >> 1)], negate: hd < 0)
+            }
+            if sd != 0 {
+                t = t.extended.adding(bTable[Int(sd.magnitude >> 1)], negate: sd < 0)
+            }
+            r = t.projective
+            i -= 1
+        }
+        return r
     }
 }
 
