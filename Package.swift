@@ -78,6 +78,8 @@ let package = Package(
                           path: "bench/scale", exclude: ["run"], swiftSettings: strict),
         .executableTarget(name: "bbs-bench", dependencies: ["BBS", "Credentials", "BadgeCore"], path: "bench/bbs",
                           exclude: ["run", "blst_timing.py"], swiftSettings: optimised),
+        .executableTarget(name: "ed25519-bench", dependencies: ["Crypto"], path: "bench/ed25519", exclude: ["run"],
+                          swiftSettings: strict),
         .executableTarget(name: "ct-bench", dependencies: ["BBS"], path: "bench/ct", exclude: ["run"], swiftSettings: optimised),
 
         .testTarget(name: "BadgeCoreTests", dependencies: ["BadgeCore"], swiftSettings: strict),
