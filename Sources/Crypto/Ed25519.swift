@@ -29,9 +29,16 @@ public struct Ed25519PublicKey: Hashable, Sendable {
     /// The key as the protocol spells it: base64url, padded, of the SPKI DER (60 characters).
     public var purchaseKeyText: String { Base64URL.encode(spki) }
 
-    /// Whether `signature` (64 bytes) is valid for `message` under this key.
+    /// Whether `signature` (64 bytes) is valid for `message` under this key: the Swift
+    /// verification, which accepts exactly what OpenSSL 3 accepts, in about half its time.
     public func isValidSignature(_ signature: [UInt8], for message: some Collection<UInt8>) -> Bool {
-        isValidSignatureOpenSSL(signature, for: message)
+        func verify(_ message: UnsafeRawBufferPointer) -> Bool {
+            raw.withUnsafeBytes { key in
+                signature.withUnsafeBytes { Ed25519Verification.isValid(signature: $0, message: message, publicKey: key) }
+            }
+        }
+        if let verdict = message.withContiguousStorageIfAvailable({ verify(UnsafeRawBufferPointer($0)) }) { return verdict }
+        return Array(message).withUnsafeBytes(verify)
     }
 
     /// The same verdict through OpenSSL's EVP verify: the reference the Swift verification
