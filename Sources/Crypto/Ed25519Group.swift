@@ -1,7 +1,7 @@
-/// Points of edwards25519 (−x² + y² = 1 + d·x²·y²) in the representations of Hisil, Wong, Carter
-/// and Dawson ("Twisted Edwards curves revisited", 2008). Their a = −1 unified addition and
-/// doubling are complete on this curve (d is not a square), so small-order and mixed-order
-/// points, which a verifier must handle exactly as OpenSSL does, need no special case.
+// Points of edwards25519 (−x² + y² = 1 + d·x²·y²) in the representations of Hisil, Wong, Carter
+// and Dawson ("Twisted Edwards curves revisited", 2008). Their a = −1 unified addition and
+// doubling are complete on this curve (d is not a square), so small-order and mixed-order
+// points, which a verifier must handle exactly as OpenSSL does, need no special case.
 
 /// Extended coordinates: x = X/Z, y = Y/Z, x·y = T/Z.
 struct ExtendedPoint {
