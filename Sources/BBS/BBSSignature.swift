@@ -1,14 +1,28 @@
 
 // BBS Sign and Verify (draft-irtf-cfrg-bbs-signatures -06 … -09, §3.5, §3.6, CoreSign/CoreVerify).
-// Secret data in Sign: SK, e and (SK + e)^-1. SK + e and the Fermat inverse are fixed sequences of
-// Fr operations; the multiplication of B by (SK + e)^-1 is the constant-time fixed-window one.
-// B depends on the message scalars — hashes of the client's master key — so Sign computes it
-// with the constant-time multi-scalar multiplication too; Verify uses the variable-time one.
+// Secret data in Sign: SK, e, (SK + e)^-1 and the message scalars (hashes of the client's master
+// key). SK + e and the Fermat inverse are fixed sequences of Fr operations. Sign never forms B:
+// A = [(SK + e)^-1]·B = [inv]·P1 + [domain·inv]·Q_1 + Σ [msg_i·inv]·H_i, all bases fixed, so A
+// is one constant-time fixed-base multi-scalar multiplication over precomputed tables.
+// `signVariableBase` keeps the former path (B by the constant-time MSM, then a constant-time
+// variable-base multiplication) as the reference; Verify uses the variable-time MSM.
 
 extension BBS {
     /// Sign(SK, PK, header, messages): the 80-byte signature A ‖ e.
     public static func sign(secretKey: BBSSecretKey, publicKey: BBSPublicKey,
                             header: [UInt8], messages: [[UInt8]]) throws(BBSError) -> [UInt8] {
+        try sign(secretKey: secretKey, publicKey: publicKey, header: header, messages: messages, fixedBase: true)
+    }
+
+    /// Sign by the former path, B then [(SK + e)^-1]·B by the variable-base multiplication: the
+    /// same bytes as `sign`, slower; the reference for tests and bench/bbs.
+    package static func signVariableBase(secretKey: BBSSecretKey, publicKey: BBSPublicKey,
+                                         header: [UInt8], messages: [[UInt8]]) throws(BBSError) -> [UInt8] {
+        try sign(secretKey: secretKey, publicKey: publicKey, header: header, messages: messages, fixedBase: false)
+    }
+
+    private static func sign(secretKey: BBSSecretKey, publicKey: BBSPublicKey, header: [UInt8],
+                             messages: [[UInt8]], fixedBase: Bool) throws(BBSError) -> [UInt8] {
         let gens = cachedGenerators(count: messages.count + 1)
         var scalars = messagesToScalars(messages)
         defer { wipe(elements: &scalars) }
@@ -23,13 +37,24 @@ extension BBS {
         domain.appendBigEndian(to: &eInput)
         let e = hashToScalar(eInput, dst: hashToScalarDST)
 
-        let b = computeB(generators: gens, domain: domain, scalars: scalars, constantTime: true)
         var skPlusE = secretKey.scalar + e
         defer { wipe(value: &skPlusE) }
         guard !skPlusE.isZero else { throw .degenerateSignature }
         var inverse = skPlusE.inverse()
         defer { wipe(value: &inverse) }
-        let a = b.multiplied(by: inverse)
+        let a: G1Point
+        if fixedBase, let tables = FixedBaseTables.shared.tables(count: scalars.count + 2) {
+            // The coefficients of P1, Q_1, H_1 … H_L, in a buffer of its final size.
+            var coefficients = [Fr]()
+            coefficients.reserveCapacity(scalars.count + 2)
+            defer { wipe(elements: &coefficients) }
+            coefficients.append(inverse)
+            coefficients.append(domain * inverse)
+            for s in scalars { coefficients.append(s * inverse) }
+            a = G1Point.multiScalarMultiplyFixedBase(tables, coefficients)
+        } else {
+            a = computeB(generators: gens, domain: domain, scalars: scalars, constantTime: true).multiplied(by: inverse)
+        }
         return a.compressed + e.bigEndianBytes
     }
 

@@ -9,11 +9,19 @@
 //   split without branches; G2: 64 windows), selects each table entry by scanning the whole table
 //   with masks, and uses the complete Renes–Costello–Batina formulas, which need no special case
 //   for the identity or for equal points. So neither branches nor memory addresses depend on it.
-//   G1's `multiScalarMultiply` (Sign's B, ProofGen) is the same scheme over several terms.
+//   G1's `multiScalarMultiply` (ProofGen; B in the reference `signVariableBase`) is the same
+//   scheme over several terms.
+// - Sign multiplies fixed public bases only (FixedBase.swift): A = Σ [s_j]G_j over P1, Q_1 and
+//   the H_i with s_j = (SK + e)^-1 times 1, the domain or msg_i. `multiScalarMultiplyFixedBase`
+//   adds per term one entry of each of 64 precomputed windows (d·16^j·G, d = 1 … 15), chosen by
+//   scanning all 15 with masks; a zero digit computes the sum all the same and keeps the old
+//   value by a masked select. The mixed addition is complete for every accumulator (entries are
+//   never the identity), so no case depends on the digits.
 // - Hashing secrets (e's input, KeyGen) goes through OpenSSL's SHA-256.
 // Not constant time, used on public data only: the `…VariableTime` functions (w-NAF, skipping
-// zero digits; Verify and ProofVerify), point decoding and subgroup checks, square roots, hash to curve
-// (generator derivation), the pairing, and conversions to affine of public points. Compressing A
+// zero digits; Verify and ProofVerify), point decoding and subgroup
+// checks, square roots, hash to curve (generator derivation), the pairing, the building of the
+// fixed-base tables, and conversions to affine of public points. Compressing A
 // in Sign inverts Z with Fermat (constant time) although A is public right after.
 // Heap buffers holding secrets (key bytes, limbs, GLV halves, digits, hash inputs) have their
 // final size from the start and are wiped before they are freed; BBSSecretKey wipes its own

@@ -13,6 +13,7 @@ import TestSupport
     /// every pair must be present and extract a digit, or the check would pass by looking at nothing.
     static let required: [(object: String, symbol: String)] = [
         ("GLV.swift.o", "G1PointV19multiScalarMultiply"),
+        ("FixedBase.swift.o", "G1PointV28multiScalarMultiplyFixedBase"),  // Sign's fixed-base scan
         ("BBSKeys.swift.o", "10multiplied2byxAA2FrV_tFAA02G2D0V_Tg5"),  // G2 SkToPk, specialised
     ]
 
