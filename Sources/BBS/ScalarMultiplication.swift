@@ -1,7 +1,8 @@
 // Scalar multiplication, shared by G1 and G2 — and the summary of what is constant time.
 //
 // Secret data: the issuer key SK, the signature's e before it is published, (SK + e)^-1, the
-// message scalars while signing (hashes of the client's master key), and the prover's messages
+// message scalars while signing (hashes of the client's master key; except those the caller
+// declares public, as the badge's expiry and type), and the prover's messages
 // and blinding scalars in ProofGen. For these:
 // - Fp and Fr arithmetic is branch-free (carries as 0/1 words, final subtractions by masks);
 //   Fr inversion is Fermat's a^(r-2): a fixed square-and-multiply chain over a public exponent.
@@ -17,12 +18,14 @@
 //   scanning all 15 with masks; a zero digit computes the sum all the same and keeps the old
 //   value by a masked select. The mixed addition is complete for every accumulator (entries are
 //   never the identity), so no case depends on the digits.
+//   With public messages (the badge's), [inv]·C for their cached public part C is the
+//   variable-base `multiplied(by:)` above, and only the secret messages take fixed-base terms.
 // - Hashing secrets (e's input, KeyGen) goes through OpenSSL's SHA-256.
 // Not constant time, used on public data only: the `…VariableTime` functions (w-NAF, skipping
-// zero digits; Verify and ProofVerify), point decoding and subgroup
+// zero digits; Verify, ProofVerify and Sign's cached public part), point decoding and subgroup
 // checks, square roots, hash to curve (generator derivation), the pairing, the building of the
-// fixed-base tables, and conversions to affine of public points. Compressing A
-// in Sign inverts Z with Fermat (constant time) although A is public right after.
+// fixed-base tables, and conversions to affine of public points. Compressing A in Sign inverts
+// Z with Fermat (constant time) although A is public right after.
 // Heap buffers holding secrets (key bytes, limbs, GLV halves, digits, hash inputs) have their
 // final size from the start and are wiped before they are freed; BBSSecretKey wipes its own
 // storage. Register and stack copies are out of Swift's control and are not wiped.

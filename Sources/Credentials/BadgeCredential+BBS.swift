@@ -10,6 +10,10 @@ extension BadgeCredential {
         Self.messages(masterKey: masterKey, expiry: expiry, badgeType: badgeType, extra: extra)
     }
 
+    /// The indices of the public messages (expiry, type, extra): only the master key is secret,
+    /// so Sign caches the rest of its work per expiry and type.
+    public static let publicMessageIndices: Set<Int> = [1, 2, 3]
+
     static func messages(masterKey: [UInt8], expiry: Timestamp, badgeType: BadgeType, extra: String) -> [[UInt8]] {
         [masterKey, Array(expiryText(expiry).utf8), Array(badgeType.rawValue.utf8), Array(extra.utf8)]
     }

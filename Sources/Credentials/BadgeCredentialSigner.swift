@@ -24,7 +24,8 @@ public struct BadgeCredentialSigner: Sendable {
         let signature: [UInt8]
         do {
             signature = try BBS.sign(secretKey: secretKey.key, publicKey: secretKey.publicKey.key,
-                                     header: BadgeCredential.header, messages: messages)
+                                     header: BadgeCredential.header, messages: messages,
+                                     publicIndices: BadgeCredential.publicMessageIndices)
         } catch {
             throw .signingFailed("\(error)")
         }
