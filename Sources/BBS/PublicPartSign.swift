@@ -5,6 +5,8 @@ import Foundation
 // header, the public messages), so C is computed once by the variable-time MSM and cached;
 // each Sign then pays one constant-time variable-base multiplication [inv]·C and one
 // fixed-base term [msg_i·inv]·H_i per secret message, instead of a fixed-base term per base.
+// A public part used often (a due month signs many credentials with the same expiry and type)
+// gets a fixed-base table of its own, so [inv]·C becomes one more fixed-base term.
 
 extension BBS {
     /// Sign with the messages at `publicIndices` known to be public (the badge's expiry, type
@@ -39,12 +41,27 @@ extension BBS {
         var inverse = skPlusE.inverse()
         defer { wipe(value: &inverse) }
         var coefficients = [Fr]()
-        coefficients.reserveCapacity(secretIndices.count)
+        coefficients.reserveCapacity(secretIndices.count + 1)
         defer { wipe(elements: &coefficients) }
         for i in secretIndices { coefficients.append(scalars[i] * inverse) }
-        let secretPart = G1Point.multiScalarMultiplyFixedBase(secretIndices.map { allTables[$0 + 2] }, coefficients)
-        let a = part.c.multiplied(by: inverse) + secretPart
+        let secretTables = secretIndices.map { allTables[$0 + 2] }
+        let a: G1Point
+        if let table = part.table {
+            coefficients.append(inverse)
+            a = G1Point.multiScalarMultiplyFixedBase(secretTables + [table], coefficients)
+        } else {
+            a = part.c.multiplied(by: inverse) + G1Point.multiScalarMultiplyFixedBase(secretTables, coefficients)
+        }
         return a.compressed + e.bigEndianBytes
+    }
+}
+
+extension BBS {
+    /// Whether the cached public part for these inputs has its own fixed-base table (for tests).
+    package static func publicPartHasTable(publicKey: BBSPublicKey, header: [UInt8], messages: [[UInt8]],
+                                           publicIndices: Set<Int>) -> Bool {
+        PublicPartCache.shared.hasTable(publicKey: publicKey, header: header, messages: messages,
+                                        secretIndices: messages.indices.filter { !publicIndices.contains($0) })
     }
 }
 
@@ -55,18 +72,33 @@ struct PublicPart: Sendable {
     let domain: Fr
     /// The message scalars with the public ones filled in and zero at the secret indices.
     let publicScalars: [Fr]
+    /// C's fixed-base table, once the part has been used `PublicPartCache.tableAfterUses` times.
+    var table: FixedBaseTable?
+    var uses = 1
+    var buildingTable = false
 }
 
 /// Public parts computed so far, shared by all threads. Bounded: when full it starts over, so
-/// a stream of distinct public messages costs one variable-time MSM each, as without the cache.
+/// a stream of distinct public messages costs one variable-time MSM each, as without the cache;
+/// at most `maxTables` parts hold a table (1.4 MiB), each built only after `tableAfterUses`
+/// uses, so parts used once or twice never pay its 1,024 additions.
 final class PublicPartCache: @unchecked Sendable {
     static let shared = PublicPartCache()
     static let capacity = 1024
+    static let maxTables = 16
+    static let tableAfterUses = 8
     private let lock = NSLock()
     private var parts = [[UInt8]: PublicPart]()  // guarded by lock
 
-    func part(publicKey: BBSPublicKey, header: [UInt8], messages: [[UInt8]], secretIndices: [Int]) -> PublicPart {
-        // The key: every public input, each length-prefixed; a secret message contributes only its index.
+    func hasTable(publicKey: BBSPublicKey, header: [UInt8], messages: [[UInt8]], secretIndices: [Int]) -> Bool {
+        let key = Self.key(publicKey: publicKey, header: header, messages: messages, secretIndices: secretIndices)
+        lock.lock()
+        defer { lock.unlock() }
+        return parts[key]?.table != nil
+    }
+
+    /// Every public input, each length-prefixed; a secret message contributes only its index.
+    static func key(publicKey: BBSPublicKey, header: [UInt8], messages: [[UInt8]], secretIndices: [Int]) -> [UInt8] {
         var key = publicKey.bytes + i2osp(UInt64(header.count), 8) + header + i2osp(UInt64(messages.count), 8)
         for (i, m) in messages.enumerated() {
             if secretIndices.contains(i) {
@@ -75,10 +107,30 @@ final class PublicPartCache: @unchecked Sendable {
                 key += [1] + i2osp(UInt64(m.count), 8) + m
             }
         }
+        return key
+    }
+
+    func part(publicKey: BBSPublicKey, header: [UInt8], messages: [[UInt8]], secretIndices: [Int]) -> PublicPart {
+        let key = Self.key(publicKey: publicKey, header: header, messages: messages, secretIndices: secretIndices)
         lock.lock()
-        let cached = parts[key]
+        if var cached = parts[key] {
+            cached.uses += 1
+            let build = cached.uses == Self.tableAfterUses && !cached.c.isIdentity
+                && parts.values.count(where: { $0.table != nil || $0.buildingTable }) < Self.maxTables
+            cached.buildingTable = build
+            parts[key] = cached
+            lock.unlock()
+            if build {
+                // Outside the lock: other threads keep signing by the variable-base path meanwhile.
+                let table = FixedBaseTable(cached.c)
+                lock.lock()
+                parts[key]?.table = table  // unless the cache started over meanwhile
+                parts[key]?.buildingTable = false
+                lock.unlock()
+            }
+            return cached
+        }
         lock.unlock()
-        if let cached { return cached }
 
         let gens = BBS.cachedGenerators(count: messages.count + 1)
         let domain = BBS.calculateDomain(publicKey: publicKey.bytes, generators: gens[...], header: header)

@@ -19,7 +19,8 @@
 //   value by a masked select. The mixed addition is complete for every accumulator (entries are
 //   never the identity), so no case depends on the digits.
 //   With public messages (the badge's), [inv]·C for their cached public part C is the
-//   variable-base `multiplied(by:)` above, and only the secret messages take fixed-base terms.
+//   variable-base `multiplied(by:)` above, or a fixed-base term over C's own table once C has
+//   been used often; only the secret messages take fixed-base terms over the generators' tables.
 // - Hashing secrets (e's input, KeyGen) goes through OpenSSL's SHA-256.
 // Not constant time, used on public data only: the `…VariableTime` functions (w-NAF, skipping
 // zero digits; Verify, ProofVerify and Sign's cached public part), point decoding and subgroup

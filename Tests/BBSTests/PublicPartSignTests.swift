@@ -38,3 +38,22 @@ import Testing
         }
     }
 }
+
+/// A public part used often gets its own fixed-base table; the bytes stay those of the generic Sign.
+@Suite struct PublicPartTableTests {
+    @Test func signsTheSameBeforeAndAfterThePartGetsItsTable() throws {
+        let sk = BBSSecretKey.generate()
+        let header = Array("table test".utf8)
+        func messages() -> [[UInt8]] {
+            [BBS.randomScalars(count: 1)[0].bigEndianBytes, Array("2027-01-01T00:00:00Z".utf8), Array("supporter".utf8), Array("extra".utf8)]
+        }
+        #expect(!BBS.publicPartHasTable(publicKey: sk.publicKey, header: header, messages: messages(), publicIndices: [1, 2, 3]))
+        for use in 0..<12 {
+            let messages = messages()
+            let signature = try BBS.sign(secretKey: sk, publicKey: sk.publicKey, header: header, messages: messages, publicIndices: [1, 2, 3])
+            #expect(try signature == BBS.signVariableBase(secretKey: sk, publicKey: sk.publicKey, header: header, messages: messages),
+                    "use \(use + 1)")
+        }
+        #expect(BBS.publicPartHasTable(publicKey: sk.publicKey, header: header, messages: messages(), publicIndices: [1, 2, 3]))
+    }
+}
