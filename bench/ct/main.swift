@@ -103,11 +103,25 @@ report("G1 mult: scalar 0 vs random", test(multiplications, prepare: { $0 == 0 ?
 report("G1 5-term MSM: scalars 1 vs random", test(multiplications, prepare: { $0 == 0 ? [Fr](repeating: .one, count: 5) : BBS.randomScalars(count: 5) }) {
     fold(G1Point.multiScalarMultiply(msmPoints, $0))
 })
+let msmTables = msmPoints.map { FixedBaseTable($0) }
+report("G1 5-term fixed-base: scalars 0 vs random", test(multiplications, prepare: { $0 == 0 ? [Fr](repeating: .zero, count: 5) : BBS.randomScalars(count: 5) }) {
+    fold(G1Point.multiScalarMultiplyFixedBase(msmTables, $0))
+})
+report("G1 5-term fixed-base: scalars 1 vs random", test(multiplications, prepare: { $0 == 0 ? [Fr](repeating: .one, count: 5) : BBS.randomScalars(count: 5) }) {
+    fold(G1Point.multiScalarMultiplyFixedBase(msmTables, $0))
+})
 report("Fr inversion: 1 vs random", test(multiplications, prepare: { $0 == 0 ? Fr.one : randomScalar() }) { $0.inverse().isZero ? 1 : 0 })
 report("G2 mult: scalar 1 vs random", test(multiplications, prepare: { $0 == 0 ? Fr.one : randomScalar() }) { fold(g2.multiplied(by: $0)) })
-report("Sign: SK = 1 vs random SK", test(signs, prepare: { c -> (BBSSecretKey, BBSPublicKey) in
+/// SK = 1 (class 0) or one of the random keys (class 1), with its public key.
+func signingKey(_ c: Int) -> (BBSSecretKey, BBSPublicKey) {
     if c == 0 { return (keyOne, keyOnePublic) }
     let i = Int.random(in: 0..<randomKeys.count)
     return (randomKeys[i], randomKeysPublic[i])
-}) { fold(try! BBS.sign(secretKey: $0.0, publicKey: $0.1, header: header, messages: messages)) })
+}
+report("Sign (fixed-base): SK = 1 vs random SK", test(signs, prepare: signingKey) {
+    fold(try! BBS.sign(secretKey: $0.0, publicKey: $0.1, header: header, messages: messages))
+})
+report("Sign (variable-base ref.): SK = 1 vs random", test(signs, prepare: signingKey) {
+    fold(try! BBS.signVariableBase(secretKey: $0.0, publicKey: $0.1, header: header, messages: messages))
+})
 if sink == 42 { print("") }
