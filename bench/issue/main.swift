@@ -1,5 +1,6 @@
 // Benchmark of signed issueBadge requests on one core, in process: RFC 9421 verification,
-// JSON, the ledger pass and the database, with BBS signing and a durable commit for a due month.
+// JSON, the ledger pass and the database, with BBS signing and a durable commit for a due month;
+// then due months on two threads (one per CPU, each its own purchases, the same store).
 // The references measured in the same run are OpenSSL's raw Ed25519 verification rate and, for
 // the PostgreSQL backend, the same requests on SQLite (a throw-away cluster with fsync on, on
 // 127.0.0.1: each commit is a round trip and an fsync of the server's log).
@@ -16,7 +17,7 @@ import Storage
 import TestSupport
 
 /// The benchmark's clock, moved a month at a time between runs.
-/// `@unchecked Sendable`: the benchmark runs on one thread; nothing reads it concurrently.
+/// `@unchecked Sendable`: only the main thread moves it, while no request is being served.
 final class Clock: @unchecked Sendable {
     var now = Timestamp(CivilDate(year: 2026, month: 1, day: 5), hour: 12)
 }
@@ -29,8 +30,20 @@ func seconds(_ body: () -> Void) -> Double {
 
 func rate(_ count: Int, _ elapsed: Double) -> Double { Double(count) / elapsed }
 
-/// The rates of one store: cached repeats, due months.
-func measure(_ store: any BadgeStore, purchases: Int) throws -> (cached: Double, due: Double) {
+/// sched_setaffinity(2), which Glibc's Swift module leaves out (it is declared under _GNU_SOURCE).
+@_silgen_name("sched_setaffinity")
+func setAffinity(_ pid: pid_t, _ size: Int, _ mask: UnsafeRawPointer) -> Int32
+
+/// Pins the calling thread to the CPUs (the one-thread rows stay on CPU 0, as before); threads
+/// it starts inherit the set.
+func pin(toCPUs cpus: [Int]) {
+    var set = cpu_set_t()
+    withUnsafeMutableBytes(of: &set) { bytes in for cpu in cpus { bytes[cpu / 8] |= UInt8(1 << (cpu % 8)) } }
+    _ = withUnsafeBytes(of: &set) { setAffinity(0, $0.count, $0.baseAddress!) }
+}
+
+/// The rates of one store: cached repeats, due months on one thread, due months on two.
+func measure(_ store: any BadgeStore, purchases: Int) throws -> (cached: Double, due: Double, dueTwoThreads: Double) {
     let clock = Clock()
     try DefaultCatalog.seedIfEmpty(store, at: clock.now)
     let keyring = try IssuerKeyring(index: 1, secretKey: IssuerSecretKey.generate())
@@ -64,7 +77,7 @@ func measure(_ store: any BadgeStore, purchases: Int) throws -> (cached: Double,
     }
 
     /// What the gateway does for one signed request: verify, then handle.
-    func serve(_ request: SignedRequest) -> RPCOutcome {
+    @Sendable func serve(_ request: SignedRequest) -> RPCOutcome {
         guard case .valid(let signer) = authenticator.authenticate(request, now: clock.now) else { fatalError("signature refused") }
         return service.handle(body: request.body, caller: .signer(signer.publicKey))
     }
@@ -99,11 +112,35 @@ func measure(_ store: any BadgeStore, purchases: Int) throws -> (cached: Double,
         }
         for i in 0..<purchases { tips[i] = try store.read { try $0.ledger(purchaseId: $0.purchase(key: keys[i].publicKey.purchaseKeyText)!.id) }.last! }
     }
-    return (cachedRate, rate(due, dueElapsed))
+
+    // 4. Due months on two threads, one per CPU, each serving its own half of the purchases.
+    let halves = [Array(0..<purchases / 2), Array(purchases / 2..<purchases)]
+    var dueTwo = 0
+    var dueTwoElapsed = 0.0
+    for _ in 0..<3 {
+        clock.now = addMonths(1, to: clock.now)
+        let requests = halves.map { $0.map(signedRequest) }
+        pin(toCPUs: [0, 1])  // so that the worker dispatch starts may run on CPU 1
+        dueTwoElapsed += seconds {
+            DispatchQueue.concurrentPerform(iterations: 2) { t in
+                pin(toCPUs: [t])
+                for r in requests[t] {
+                    let out = serve(r)
+                    guard case .badgeCredential(.some, let s, _, _) = out.response, s.entries.contains(where: { $0.entryType == .debit(.badge) })
+                    else { fatalError("no month issued: \(out.response)") }
+                }
+            }
+        }
+        dueTwo += purchases
+        for i in 0..<purchases { tips[i] = try store.read { try $0.ledger(purchaseId: $0.purchase(key: keys[i].publicKey.purchaseKeyText)!.id) }.last! }
+    }
+    pin(toCPUs: [0])
+    return (cachedRate, rate(due, dueElapsed), rate(dueTwo, dueTwoElapsed))
 }
 
 func benchmark() throws {
     let purchases = Int(CommandLine.arguments.dropFirst().first ?? "") ?? 300
+    pin(toCPUs: [0])
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("issue-bench-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: dir) }
@@ -128,12 +165,14 @@ func benchmark() throws {
 
     func f(_ x: Double) -> String { String(format: "%.0f", x) }
     func r(_ x: Double) -> String { String(format: "%.2f", x) }
-    print("issueBadge benchmark (release, one thread, \(purchases) purchases; SQLite WAL synchronous=FULL; PostgreSQL \(cluster.version) on 127.0.0.1, fsync on)")
+    print("issueBadge benchmark (release, one thread on CPU 0 unless said, \(purchases) purchases; SQLite WAL synchronous=FULL; PostgreSQL \(cluster.version) on 127.0.0.1, fsync on)")
     print("  reference: OpenSSL Ed25519 verify                   \(f(ed25519Rate)) /s")
     print("  cached repeat (verify + read + answer), SQLite      \(f(sqlite.cached)) /s   ratio to Ed25519 verify \(r(sqlite.cached / ed25519Rate))  (target >= 0.50)")
     print("  due month (verify + BBS sign + commit), SQLite      \(f(sqlite.due)) /s   (target >= 300)")
+    print("  due month on two threads (two CPUs), SQLite         \(f(sqlite.dueTwoThreads)) /s   (target >= 1000)")
     print("  cached repeat, PostgreSQL                           \(f(postgres.cached)) /s   ratio to SQLite \(r(postgres.cached / sqlite.cached))")
     print("  due month (signed issuance), PostgreSQL             \(f(postgres.due)) /s   ratio to SQLite \(r(postgres.due / sqlite.due))")
+    print("  due month on two threads, PostgreSQL                \(f(postgres.dueTwoThreads)) /s   ratio to SQLite \(r(postgres.dueTwoThreads / sqlite.dueTwoThreads))")
 }
 
 try benchmark()
