@@ -368,12 +368,14 @@ struct Endpoints: Sendable {
         let id = RequestID.current ?? RequestID()
         var response = response
         response.headers.replaceOrAdd(name: "X-Request-Id", value: id.text)
-        respond(response)
         let elapsed = ContinuousClock.now - started
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        // Counted and logged before it is sent: a client that has its answer finds it in
+        // /metrics and the access log (a worker could otherwise be preempted in between).
         metrics.recordRequest(route: route, command: command, result: result, status: response.status, seconds: seconds)
         accessLog?.record(requestID: id, method: request.method, path: request.path, route: route, command: command,
                           status: response.status, result: result, seconds: seconds)
+        respond(response)
     }
 
     /// A refusal before `100 Continue` (``Gateway/checkHead(_:)``), counted and logged under a new
