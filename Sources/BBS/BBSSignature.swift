@@ -28,19 +28,8 @@ extension BBS {
         defer { wipe(elements: &scalars) }
         let domain = calculateDomain(publicKey: publicKey.bytes, generators: gens[...], header: header)
 
-        // SK ‖ msg_1 ‖ … ‖ msg_L ‖ domain, in a buffer of its final size (no reallocation leaves SK behind).
-        var eInput = [UInt8]()
-        eInput.reserveCapacity(Fr.byteCount * (scalars.count + 2))
-        defer { wipe(&eInput) }
-        secretKey.scalar.appendBigEndian(to: &eInput)
-        for s in scalars { s.appendBigEndian(to: &eInput) }
-        domain.appendBigEndian(to: &eInput)
-        let e = hashToScalar(eInput, dst: hashToScalarDST)
-
-        var skPlusE = secretKey.scalar + e
-        defer { wipe(value: &skPlusE) }
-        guard !skPlusE.isZero else { throw .degenerateSignature }
-        var inverse = skPlusE.inverse()
+        let (e, secretInverse) = try signingScalars(secretKey: secretKey, scalars: scalars, domain: domain)
+        var inverse = secretInverse
         defer { wipe(value: &inverse) }
         let a: G1Point
         if fixedBase, let tables = FixedBaseTables.shared.tables(count: scalars.count + 2) {
@@ -56,6 +45,24 @@ extension BBS {
             a = computeB(generators: gens, domain: domain, scalars: scalars, constantTime: true).multiplied(by: inverse)
         }
         return a.compressed + e.bigEndianBytes
+    }
+
+    /// e = hash_to_scalar(SK ‖ msg_1 ‖ … ‖ msg_L ‖ domain) and (SK + e)^-1, which the caller
+    /// wipes once A is formed. Both Signs share it: the same e makes the same bytes.
+    static func signingScalars(secretKey: BBSSecretKey, scalars: [Fr], domain: Fr) throws(BBSError) -> (e: Fr, inverse: Fr) {
+        // The input in a buffer of its final size (no reallocation leaves SK behind).
+        var eInput = [UInt8]()
+        eInput.reserveCapacity(Fr.byteCount * (scalars.count + 2))
+        defer { wipe(&eInput) }
+        secretKey.scalar.appendBigEndian(to: &eInput)
+        for s in scalars { s.appendBigEndian(to: &eInput) }
+        domain.appendBigEndian(to: &eInput)
+        let e = hashToScalar(eInput, dst: hashToScalarDST)
+
+        var skPlusE = secretKey.scalar + e
+        defer { wipe(value: &skPlusE) }
+        guard !skPlusE.isZero else { throw .degenerateSignature }
+        return (e, skPlusE.inverse())
     }
 
     /// Verify(PK, signature, header, messages).

@@ -27,18 +27,8 @@ extension BBS {
         scalars.append(contentsOf: part.publicScalars)
         for i in secretIndices { scalars[i] = hashToScalar(messages[i], dst: mapMessageDST) }
 
-        var eInput = [UInt8]()
-        eInput.reserveCapacity(Fr.byteCount * (scalars.count + 2))
-        defer { wipe(&eInput) }
-        secretKey.scalar.appendBigEndian(to: &eInput)
-        for s in scalars { s.appendBigEndian(to: &eInput) }
-        part.domain.appendBigEndian(to: &eInput)
-        let e = hashToScalar(eInput, dst: hashToScalarDST)
-
-        var skPlusE = secretKey.scalar + e
-        defer { wipe(value: &skPlusE) }
-        guard !skPlusE.isZero else { throw .degenerateSignature }
-        var inverse = skPlusE.inverse()
+        let (e, secretInverse) = try signingScalars(secretKey: secretKey, scalars: scalars, domain: part.domain)
+        var inverse = secretInverse
         defer { wipe(value: &inverse) }
         var coefficients = [Fr]()
         coefficients.reserveCapacity(secretIndices.count + 1)
