@@ -71,7 +71,7 @@ final class EVPContext: @unchecked Sendable {
     func copy() -> EVPContext { EVPContext(copying: self) }
 
     func update(_ data: some Collection<UInt8>) {
-        let done = data.withContiguousStorageIfAvailable { buf in
+        let done: Void? = data.withContiguousStorageIfAvailable { buf in
             precondition(EVP_DigestUpdate(raw, buf.baseAddress, buf.count) == 1)
         }
         if done == nil {

@@ -159,7 +159,7 @@ import Testing
             let running = service
             let sender = Thread { replies.add(Result { try HTTP.rpc(running, redeem, key: key) }) }
             sender.start()
-            usleep(UInt32.random(in: 0...12_000, using: &generator))
+            usleep(UInt32.random(in: 0...roundTrip * 3 / 2, using: &generator))
             service.stop(SIGKILL)
             #expect(waitUntil(timeout: .seconds(30)) { sender.isFinished })
             service = try ServiceProcess(data: data)

@@ -15,7 +15,7 @@ import Testing
     /// had to be killed) and its standard error.
     func runBriefly(_ arguments: [String], within seconds: Double = 15) throws -> (status: Int32?, stderr: String) {
         let errPath = dir.file("briefly-\(UUID().uuidString).err")
-        FileManager.default.createFile(atPath: errPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: ServiceProcess.executable)
         process.arguments = arguments

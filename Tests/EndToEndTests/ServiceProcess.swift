@@ -32,8 +32,8 @@ final class ServiceProcess: @unchecked Sendable {
         self.data = data
         stderrPath = data.file("serve.err")
         stdoutPath = data.file("serve.out")
-        FileManager.default.createFile(atPath: stderrPath, contents: nil)
-        FileManager.default.createFile(atPath: stdoutPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: stdoutPath, contents: nil)
         let serve = ["serve", "--listen", listen, "--data", data.file("badge-data")] + arguments
         host = String(listen[..<listen.lastIndex(of: ":")!])
         if let program = launcher.first {
