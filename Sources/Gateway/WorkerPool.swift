@@ -1,4 +1,5 @@
 import Foundation
+import HTTPServer
 import Logging
 
 /// A fixed set of threads for the work the event loops must not do: signature checks,
@@ -24,7 +25,10 @@ public final class WorkerPool: @unchecked Sendable {
         self.capacity = capacity
         self.perKeyCapacity = max(1, perKeyCapacity ?? capacity / 8)
         for i in 0..<max(1, count) {
-            let thread = Thread { [unowned self] in self.run() }
+            let thread = Thread { [unowned self] in
+                nameCurrentThread("worker-\(i)")
+                self.run()
+            }
             thread.name = "worker-\(i)"
             thread.stackSize = 1 << 20
             threads.append(thread)

@@ -119,6 +119,7 @@ private final class Lifecycle: @unchecked Sendable {
         runningThreads = loops.count
         for (index, loop) in loops.enumerated() {
             let thread = Thread { [self] in
+                nameCurrentThread("http-loop-\(index)")
                 loop.run()
                 loopFinished()
             }

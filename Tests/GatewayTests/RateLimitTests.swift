@@ -81,4 +81,18 @@ import Testing
         #expect(pool.submit(key: "flood") { done.signal() })  // its share frees as jobs start
         #expect(done.wait(timeout: .now() + 5) == .success)
     }
+
+    /// Workers carry their name to the kernel, where `top -H` and profiles read it.
+    @Test func workersAreNamedForTheKernel() throws {
+        let pool = WorkerPool(threads: 2, capacity: 4)
+        let name = LockedValueBox("")
+        let done = DispatchSemaphore(value: 0)
+        #expect(pool.submit {
+            let comm = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? ""
+            name.withLock { $0 = comm.trimmingCharacters(in: .whitespacesAndNewlines) }
+            done.signal()
+        })
+        #expect(done.wait(timeout: .now() + 5) == .success)
+        #expect(["worker-0", "worker-1"].contains(name.withLock { $0 }), "\(name.withLock { $0 })")
+    }
 }
