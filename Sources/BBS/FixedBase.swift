@@ -24,29 +24,13 @@ extension G1Point {
     /// Algorithm 8, a = 0): Algorithm 7 with Z_Q = 1, 11 multiplications; any P, P = ±Q included.
     @inline(__always)
     static func + (p: G1Point, q: G1Affine) -> G1Point {
-        var t0 = p.x * q.x
-        var t1 = p.y * q.y
+        let t0 = p.x * q.x
+        let t1 = p.y * q.y
         var t3 = (q.x + q.y) * (p.x + p.y)
-        var t4 = t0 + t1
-        t3 = t3 - t4
-        t4 = q.y * p.z + p.y
-        var y3 = q.x * p.z + p.x
-        var x3 = t0 + t0
-        t0 = x3 + t0
-        var t2 = times3b(p.z)
-        var z3 = t1 + t2
-        t1 = t1 - t2
-        y3 = times3b(y3)
-        x3 = t4 * y3
-        t2 = t3 * t1
-        x3 = t2 - x3
-        y3 = y3 * t0
-        t1 = t1 * z3
-        y3 = t1 + y3
-        t0 = t0 * t3
-        z3 = z3 * t4
-        z3 = z3 + t0
-        return G1Point(x: x3, y: y3, z: z3)
+        t3 = t3 - (t0 + t1)
+        let t4 = q.y * p.z + p.y
+        let y3 = q.x * p.z + p.x
+        return additionTail(xx: t0, yy: t1, zz: p.z, t3: t3, t4: t4, y3: y3)
     }
 }
 

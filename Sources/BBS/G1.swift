@@ -42,9 +42,9 @@ package struct G1Point: Sendable {
 
     /// Complete addition (RCB Algorithm 7): 12 multiplications.
     package static func + (p: G1Point, q: G1Point) -> G1Point {
-        var t0 = p.x * q.x
-        var t1 = p.y * q.y
-        var t2 = p.z * q.z
+        let t0 = p.x * q.x
+        let t1 = p.y * q.y
+        let t2 = p.z * q.z
         var t3 = (p.x + p.y) * (q.x + q.y)
         var t4 = t0 + t1
         t3 = t3 - t4
@@ -54,13 +54,21 @@ package struct G1Point: Sendable {
         x3 = (p.x + p.z) * (q.x + q.z)
         var y3 = t0 + t2
         y3 = x3 - y3
-        x3 = t0 + t0
-        t0 = x3 + t0
-        t2 = times3b(t2)
+        return additionTail(xx: t0, yy: t1, zz: t2, t3: t3, t4: t4, y3: y3)
+    }
+
+    /// The end Algorithms 7 and 8 share, from X1·X2, Y1·Y2 and Z1·Z2 (Z1 alone when Q is
+    /// affine) and the cross terms t3, t4 and y3 each computed its own way.
+    @inline(__always)
+    static func additionTail(xx: Fp, yy: Fp, zz: Fp, t3: Fp, t4: Fp, y3 y: Fp) -> G1Point {
+        var t0 = xx + xx
+        t0 = t0 + xx
+        var t1 = yy
+        var t2 = times3b(zz)
         var z3 = t1 + t2
         t1 = t1 - t2
-        y3 = times3b(y3)
-        x3 = t4 * y3
+        var y3 = times3b(y)
+        var x3 = t4 * y3
         t2 = t3 * t1
         x3 = t2 - x3
         y3 = y3 * t0
