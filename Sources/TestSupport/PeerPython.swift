@@ -17,15 +17,21 @@ public enum PeerPython {
             ?? Repository.root.appendingPathComponent(".venv-peers/bin/python").path
     }
 
+    /// ``interpreter``, or a failure naming it and the command that installs it.
+    static func installedInterpreter() throws -> String {
+        let python = interpreter
+        guard FileManager.default.isExecutableFile(atPath: python) else {
+            throw Failure(status: -1, stderr: "no peer interpreter at \(python); run scripts/peers-venv")
+        }
+        return python
+    }
+
     /// Runs `Tests/Peers/<script>` with `arguments`, feeding `input` on stdin; returns stdout.
     /// Throws when the interpreter is missing or the script exits non-zero.
     @discardableResult
     public static func run(script: String, arguments: [String] = [], input: Data = Data(),
                            environment: [String: String] = [:]) throws -> Data {
-        let python = interpreter
-        guard FileManager.default.isExecutableFile(atPath: python) else {
-            throw Failure(status: -1, stderr: "no peer interpreter at \(python); run scripts/peers-venv")
-        }
+        let python = try installedInterpreter()
         var env = ProcessInfo.processInfo.environment
         for (k, v) in environment { env[k] = v }
         let scriptPath = Repository.root.appendingPathComponent("Tests/Peers").appendingPathComponent(script).path
@@ -47,10 +53,7 @@ public final class PeerServer: @unchecked Sendable {
     private let stdin = Pipe()
 
     public init(script: String, arguments: [String]) throws {
-        let python = PeerPython.interpreter
-        guard FileManager.default.isExecutableFile(atPath: python) else {
-            throw PeerPython.Failure(status: -1, stderr: "no peer interpreter at \(python); run scripts/peers-venv")
-        }
+        let python = try PeerPython.installedInterpreter()
         process.executableURL = URL(fileURLWithPath: python)
         process.arguments = [Repository.root.appendingPathComponent("Tests/Peers").appendingPathComponent(script).path] + arguments
         let stdout = Pipe()
