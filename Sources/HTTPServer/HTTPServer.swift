@@ -8,6 +8,8 @@ final class ServerContext: Sendable {
     /// `responder.refused`, made once rather than per connection.
     let refusals: @Sendable (HTTPRefusal) -> HTTPResponse
     let table: ConnectionTable
+    /// Open connections per loop, where new ones go.
+    let balance: LoopBalance
 
     init(configuration: HTTPServerConfiguration, responder: any HTTPResponder) {
         self.configuration = configuration
@@ -16,6 +18,7 @@ final class ServerContext: Sendable {
         table = ConnectionTable(policy: ConnectionPolicy(maxConnections: configuration.maxConnections,
                                                          maxPerAddress: configuration.maxConnectionsPerAddress,
                                                          idleReserve: configuration.idleReserve))
+        balance = LoopBalance(loops: configuration.loopCount)
     }
 }
 
@@ -56,9 +59,10 @@ public final class HTTPServer: Sendable {
                 for _ in 1..<configuration.loopCount {
                     listeners.append(try Socket.duplicate(first))
                 }
-                for listener in listeners {
-                    loops.append(try EventLoop(context: context, listener: listener))
+                for (index, listener) in listeners.enumerated() {
+                    loops.append(try EventLoop(context: context, index: index, listener: listener))
                 }
+                for loop in loops { loop.peers = loops }
                 return (loops, port)
             } catch {
                 // Each loop created owns (and closes) its listener; close the others.
@@ -85,6 +89,9 @@ public final class HTTPServer: Sendable {
 
     /// The connection policy in force (after `start()`, with the limit the descriptors allow).
     public var connectionPolicy: ConnectionPolicy { context.table.policy }
+
+    /// Open connections on each loop, by loop index (tests: new connections are spread).
+    package var connectionsPerLoop: [Int] { context.balance.connections }
 
     /// Counters of the connection policy and the accept loop (for /metrics).
     public var connectionStatistics: ConnectionStatistics { context.table.statistics }

@@ -141,6 +141,26 @@ import Testing
         }
     }
 
+    /// Requests are answered on the loop that reads them, so new connections are spread over
+    /// the loops whichever one the kernel wakes to accept them (issue 17: a burst all landed on
+    /// one); a loop whose connections close takes the next ones.
+    @Test func connectionsAreSpreadOverTheLoops() throws {
+        try withTestServer(loopCount: 2) { server, port in
+            var clients = try (0..<40).map { _ in try RawClient(port: port) }
+            #expect(waitUntil { server.connectionsPerLoop == [20, 20] }, "\(server.connectionsPerLoop)")
+            for client in clients {
+                client.send("GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n")
+                #expect(try client.readResponse().status == 200)
+            }
+            clients.removeFirst(10)
+            #expect(waitUntil { server.openConnections == 30 })
+            let perLoop = server.connectionsPerLoop
+            #expect(perLoop.reduce(0, +) == 30, "\(perLoop)")
+            clients += try (0..<10).map { _ in try RawClient(port: port) }
+            #expect(waitUntil { server.connectionsPerLoop == [20, 20] }, "\(server.connectionsPerLoop)")
+        }
+    }
+
     /// Issue 8: when the table nears full, idle connections are evicted oldest first, so a new
     /// client is accepted and answered; a connection with a request in progress is kept.
     @Test func aNearlyFullTableEvictsTheOldestIdleConnection() throws {

@@ -17,14 +17,22 @@ import Glibc
 /// - Timers: no timer per connection. Each connection's state machine exposes one `deadline`;
 ///   a sweep every `timerResolution` compares it with the clock. O(connections) per sweep,
 ///   nothing allocated when a deadline moves (which happens several times per request).
-/// - Other threads (responders answering later, shutdown) reach the loop through a locked
-///   inbox and an eventfd; writes to the eventfd are coalesced while a wake-up is pending.
+/// - Balance: the loop that accepts a connection hands it to the loop with the fewest
+///   (``LoopBalance``), through that loop's inbox, as requests are answered where they are read.
+/// - Other threads (responders answering later, connections handed over, shutdown) reach the
+///   loop through a locked inbox and an eventfd; writes to the eventfd are coalesced while a
+///   wake-up is pending.
 ///
-/// `@unchecked Sendable`: other threads call only `requestShutdown` and `respond`, which touch
-/// the inbox under `lock` (or, on the loop's own thread, the loop-local inbox); everything else
-/// is used on the loop's thread alone.
+/// `@unchecked Sendable`: other threads call only `requestShutdown`, `respond` and `handOver`,
+/// which touch the inbox under `lock` (or, on the loop's own thread, the loop-local inbox);
+/// `peers` is set before any loop runs and never changes; everything else is used on the loop's
+/// thread alone.
 final class EventLoop: @unchecked Sendable {
     let context: ServerContext
+    /// This loop's place in ``ServerContext/balance`` and in `peers`.
+    let index: Int
+    /// Every loop of the server by index, this one included: set before the loops run.
+    var peers: [EventLoop] = []
     let clock = SystemConnectionClock()
     let readBuffer: UnsafeMutableRawBufferPointer
     /// This loop's share of the request-buffer memory.
@@ -65,11 +73,14 @@ final class EventLoop: @unchecked Sendable {
     // Shared with other threads, under `lock`.
     private let lock = NSLock()
     private var inbox: [(Connection, UInt64, HTTPResponse)] = []
+    /// Connections another loop accepted for this one: descriptor and peer address.
+    private var arrivals: [(Int32, String)] = []
     private var wakePending = false
     private var shutdownRequested = false
 
-    init(context: ServerContext, listener: Int32) throws {
+    init(context: ServerContext, index: Int, listener: Int32) throws {
         self.context = context
+        self.index = index
         self.listener = listener
         let epoll = Linux.epollCreate1(Linux.closeOnExec)
         guard epoll >= 0 else { throw HTTPServerError(operation: "epoll_create1", code: errno) }
@@ -97,6 +108,8 @@ final class EventLoop: @unchecked Sendable {
         Glibc.close(epoll)
         if listener >= 0 { Glibc.close(listener) }
         if spareFD >= 0 { Glibc.close(spareFD) }
+        // Handed over by a loop still accepting after this one stopped (shutdown only).
+        for (fd, _) in arrivals { Glibc.close(fd) }
         readBuffer.deallocate()
         events.deallocate()
     }
@@ -132,6 +145,8 @@ final class EventLoop: @unchecked Sendable {
             if stopping && liveConnections == 0 { break }
         }
         closeListener()
+        // The loops refer to each other until they stop; the server lets go of them after that.
+        peers = []
     }
 
     // MARK: Cross-thread entry points
@@ -158,6 +173,16 @@ final class EventLoop: @unchecked Sendable {
         }
         lock.lock()
         inbox.append((connection, sequence, response))
+        let wake = !wakePending
+        wakePending = true
+        lock.unlock()
+        if wake { signalWake() }
+    }
+
+    /// Gives this loop a connection another loop accepted and admitted (any thread).
+    func handOver(_ fd: Int32, remoteAddress: String) {
+        lock.lock()
+        arrivals.append((fd, remoteAddress))
         let wake = !wakePending
         wakePending = true
         lock.unlock()
@@ -200,6 +225,7 @@ final class EventLoop: @unchecked Sendable {
         freeSlots.append(connection.slot)
         liveConnections -= 1
         context.table.release(connection.remoteAddress)
+        context.balance.release(index)
     }
 
     // MARK: Events
@@ -271,25 +297,38 @@ final class EventLoop: @unchecked Sendable {
                 continue
             }
             Socket.setNoDelay(fd)
-            let slot: Int
-            if let free = freeSlots.popLast() {
-                slot = free
+            let target = context.balance.assign(acceptedBy: index)
+            if target == index {
+                adopt(fd, remoteAddress: remote)
             } else {
-                slot = connections.count
-                connections.append(nil)
-                generations.append(0)
-            }
-            generations[slot] &+= 1
-            if generations[slot] == 0 { generations[slot] = 1 }  // generation 0 tags are the listener/eventfd
-            let connection = Connection(fd: fd, slot: slot, generation: generations[slot], loop: self, remoteAddress: remote)
-            connections[slot] = connection
-            liveConnections += 1
-            let interest = Linux.epollIn | Linux.epollOut | Linux.epollRdHup | Linux.epollET
-            guard Linux.epollAdd(epoll, fd, events: interest, tag: connection.tag) else {
-                close(connection)
-                continue
+                peers[target].handOver(fd, remoteAddress: remote)
             }
         }
+    }
+
+    /// Registers an admitted connection on this loop; already counted in the table and the balance.
+    private func adopt(_ fd: Int32, remoteAddress remote: String) {
+        guard !stopping else {
+            Glibc.close(fd)
+            context.table.release(remote)
+            context.balance.release(index)
+            return
+        }
+        let slot: Int
+        if let free = freeSlots.popLast() {
+            slot = free
+        } else {
+            slot = connections.count
+            connections.append(nil)
+            generations.append(0)
+        }
+        generations[slot] &+= 1
+        if generations[slot] == 0 { generations[slot] = 1 }  // generation 0 tags are the listener/eventfd
+        let connection = Connection(fd: fd, slot: slot, generation: generations[slot], loop: self, remoteAddress: remote)
+        connections[slot] = connection
+        liveConnections += 1
+        let interest = Linux.epollIn | Linux.epollOut | Linux.epollRdHup | Linux.epollET
+        if !Linux.epollAdd(epoll, fd, events: interest, tag: connection.tag) { close(connection) }
     }
 
     /// Answers a connection the policy refused with 503 and closes it. The socket is new and its
@@ -356,12 +395,15 @@ final class EventLoop: @unchecked Sendable {
         lock.lock()
         let delivered = inbox
         inbox = []
+        let arrived = arrivals
+        arrivals = []
         wakePending = false
         let shutdown = shutdownRequested && !stopping
         lock.unlock()
         for (connection, sequence, response) in delivered {
             connection.perform(connection.deliver(response, sequence: sequence))
         }
+        for (fd, remote) in arrived { adopt(fd, remoteAddress: remote) }
         if shutdown { beginShutdown() }
     }
 
