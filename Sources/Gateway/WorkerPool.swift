@@ -2,8 +2,8 @@ import Foundation
 import HTTPServer
 import Logging
 
-/// A fixed set of threads for the work the event loops must not do: signature checks,
-/// SQLite transactions and BBS signing. Bounded, so a flood of requests queues at most
+/// A fixed set of threads for the work the event loops must not do: SQLite writes and any read
+/// that may wait, BBS signing, the stores' APIs. Bounded, so a flood of requests queues at most
 /// `capacity` jobs and the rest are refused at once instead of piling up memory; and fair, so
 /// one key (the gateway uses the peer address) queues at most `perKeyCapacity` of them and
 /// cannot fill the queue for everyone else (issue 8).

@@ -30,8 +30,9 @@ public struct RPCOutcome: Sendable {
 }
 
 /// The badge service's RPC layer: envelope rules of the spec, then one handler per command.
-/// Synchronous and thread-safe: it may block on SQLite and BBS signing, so the gateway calls
-/// it off the event loop except for the unsigned catalog.
+/// Synchronous and thread-safe: it may block on SQLite, BBS signing and the stores, so the gateway
+/// calls it off the event loop except through ``answerFromMemory(body:)`` and
+/// ``answerWithoutWaiting(body:signer:)``.
 public final class BadgeService: Sendable {
     /// Protocol versions this service answers.
     public static let supportedVersions = 1...1
@@ -110,19 +111,39 @@ public final class BadgeService: Sendable {
 
     /// Answers one request body from `caller`.
     public func handle(body: [UInt8], caller: Caller) -> RPCOutcome {
-        // Without `fromMemoryOnly` there is always an answer.
-        answer(body: body, caller: caller, fromMemoryOnly: false)!
+        // With the whole reach there is always an answer.
+        answer(body: body, caller: caller, reach: .everything)!
     }
 
     /// Answers an unsigned request when that needs no database read (the catalog is cached, or
     /// the request is refused): what an event loop may call. Nil means call ``handle(body:caller:)``
     /// where blocking is allowed.
     public func answerFromMemory(body: [UInt8]) -> RPCOutcome? {
-        answer(body: body, caller: .anonymous, fromMemoryOnly: true)
+        answer(body: body, caller: .anonymous, reach: .memory)
     }
 
-    private func answer(body: [UInt8], caller: Caller, fromMemoryOnly: Bool) -> RPCOutcome? {
+    /// Answers a verified signer's request when that needs no wait, no write and no signing: a
+    /// refusal of the body, or an `issueBadge` whose credential is already issued (the commonest
+    /// request), read from a store that can read without waiting. What an event loop may call;
+    /// nil means call ``handle(body:caller:)`` where blocking is allowed.
+    public func answerWithoutWaiting(body: [UInt8], signer: Ed25519PublicKey) -> RPCOutcome? {
+        answer(body: body, caller: .signer(signer), reach: .withoutWaiting)
+    }
+
+    /// How far an answer may go for its data.
+    enum Reach {
+        /// Memory only: the cached anonymous catalog.
+        case memory
+        /// Reads that wait for nothing (``BadgeStore/readWithoutWaiting(_:)``); no write, no
+        /// signing, no outside call.
+        case withoutWaiting
+        /// Anything the command needs.
+        case everything
+    }
+
+    private func answer(body: [UInt8], caller: Caller, reach: Reach) -> RPCOutcome? {
         let request: RPCRequest
+        let fromMemoryOnly = reach == .memory
         if fromMemoryOnly, let known = recentAnonymousRequests.request(for: body) {
             request = known
         } else {
@@ -152,6 +173,11 @@ public final class BadgeService: Sendable {
                 return try catalog.anonymousOutcome(cachedOnly: fromMemoryOnly) {
                     outcome(.badgeCatalog(catalog: $0, badgeStatement: nil), command: name)
                 }
+            }
+            guard reach == .everything else {
+                guard case .issueBadge(let balance) = request.command,
+                      let cached = try issuedBadgeWithoutWaiting(key: key, balance: balance, now: clock()) else { return nil }
+                return outcome(cached, command: name)
             }
             return outcome(try dispatch(request.command, key: key), command: name)
         } catch StorageError.busy {

@@ -12,44 +12,76 @@ extension BadgeService {
     /// The credential is signed first; rows and issuance are written in one transaction only
     /// if the ledger's tip has not moved (a conditional append), else the pass is re-run.
     func issueBadge(key: Ed25519PublicKey, balance: Balance, now: Timestamp) throws -> RPCResponse {
-        func snapshot(_ r: any StoreReader, _ purchase: PurchaseRecord) throws -> IssueSnapshot {
-            IssueSnapshot(tail: try r.ledgerTail(purchaseId: purchase.id, asserting: balance.lastEntry.entryId,
-                                                 completeHistoryLimit: Statement.completeHistoryLimit),
-                          latest: try r.latestIssuance(purchaseId: purchase.id),
-                          pausedSince: try r.pausedSince(purchaseId: purchase.id))
-        }
         // The purchase, its funding and the first snapshot in one read transaction: a cached
         // answer (the commonest request) then costs one transaction.
         let (purchase, funding, first) = try store.read { r -> (PurchaseRecord, SubscriptionFunding?, IssueSnapshot?) in
-            guard let purchase = try r.purchase(key: key.purchaseKeyText) else { throw BadgeServiceError.unknownPurchaseKey }
+            let purchase = try Self.issuePurchase(r, key: key)
             if let funding = try r.subscriptionFunding(purchaseId: purchase.id) { return (purchase, funding, nil) }
-            return (purchase, nil, try snapshot(r, purchase))
+            return (purchase, nil, try IssueSnapshot(r, purchase: purchase, asserting: balance))
         }
         if let funding {
             return try issueSubscriptionBadge(purchase: purchase, funding: funding, balance: balance, now: now)
         }
-        return try conditionalWrite(first: first, read: { r in try snapshot(r, purchase) }, decide: { snapshot in
-            let tip = snapshot.tail.tip ?? .emptyEntry(at: purchase.createdAt, badgeType: purchase.badgeType)
-            // Issuing on a paused badge resumes it (docs/protocol.md, Pause).
-            let plan = planIssue(from: tip, at: now, pausedSince: snapshot.pausedSince, newId: newEntryId)
-            var credential: BadgeCredential?
-            if let period = plan.issued {
-                credential = try sign(masterKey: purchase.masterKey, period: period)
-            } else if let latest = snapshot.latest, isPeriodCurrent(periodEnd: latest.periodEnd, at: now) {
-                credential = latest.credential(masterKey: purchase.masterKey)
-            }
-            let answer = statement(of: snapshot.tail.appending(plan.rows), asserting: balance.lastEntry)
-            let response = RPCResponse.badgeCredential(credential: credential, statement: answer.statement, receipt: nil,
-                                                       subscription: nil)
-            guard !plan.rows.isEmpty || snapshot.pausedSince != nil else { return .answer(response) }
-            return .answer(response) { w in
-                try w.endPause(purchaseId: purchase.id, expected: snapshot.pausedSince)
-                try w.appendLedger(purchaseId: purchase.id, expectedCount: snapshot.tail.count, entries: plan.rows)
-                if let period = plan.issued, let credential {
-                    try w.insertIssuance(IssuanceRecord(period: period, purchaseId: purchase.id, credential: credential))
-                }
-            }
+        return try conditionalWrite(first: first, read: { r in try IssueSnapshot(r, purchase: purchase, asserting: balance) },
+                                    decide: { snapshot in
+            try issuePass(purchase: purchase, snapshot: snapshot, plan: issuePlan(purchase: purchase, snapshot: snapshot, now: now),
+                          balance: balance, now: now)
         })
+    }
+
+    /// `issueBadge` when it writes nothing and signs nothing: the credential of the period still
+    /// running (or none), read without waiting. Nil when the pass would sign, write or ask a
+    /// store (a subscription), or the store cannot read without waiting: ``issueBadge(key:balance:now:)``
+    /// answers then.
+    func issuedBadgeWithoutWaiting(key: Ed25519PublicKey, balance: Balance, now: Timestamp) throws -> RPCResponse? {
+        let read = try store.readWithoutWaiting { r -> (PurchaseRecord, IssueSnapshot)? in
+            let purchase = try Self.issuePurchase(r, key: key)
+            guard try r.subscriptionFunding(purchaseId: purchase.id) == nil else { return nil }
+            return (purchase, try IssueSnapshot(r, purchase: purchase, asserting: balance))
+        }
+        guard let (purchase, snapshot) = read ?? nil else { return nil }
+        let plan = issuePlan(purchase: purchase, snapshot: snapshot, now: now)
+        guard plan.issued == nil, !Self.writes(plan, snapshot) else { return nil }
+        return try issuePass(purchase: purchase, snapshot: snapshot, plan: plan, balance: balance, now: now).answer
+    }
+
+    private static func issuePurchase(_ r: any StoreReader, key: Ed25519PublicKey) throws -> PurchaseRecord {
+        guard let purchase = try r.purchase(key: key.purchaseKeyText) else { throw BadgeServiceError.unknownPurchaseKey }
+        return purchase
+    }
+
+    /// What `snapshot` calls for now: the lapse that heals the ledger, the month due.
+    private func issuePlan(purchase: PurchaseRecord, snapshot: IssueSnapshot, now: Timestamp) -> LedgerPlan {
+        let tip = snapshot.tail.tip ?? .emptyEntry(at: purchase.createdAt, badgeType: purchase.badgeType)
+        // Issuing on a paused badge resumes it (docs/protocol.md, Pause).
+        return planIssue(from: tip, at: now, pausedSince: snapshot.pausedSince, newId: newEntryId)
+    }
+
+    /// Whether carrying out `plan` writes: rows to append, or a pause to end.
+    private static func writes(_ plan: LedgerPlan, _ snapshot: IssueSnapshot) -> Bool {
+        !plan.rows.isEmpty || snapshot.pausedSince != nil
+    }
+
+    /// One pass of `issueBadge`: signs the month `plan` issues, answers, and stages the write.
+    private func issuePass(purchase: PurchaseRecord, snapshot: IssueSnapshot, plan: LedgerPlan, balance: Balance,
+                           now: Timestamp) throws -> StagedAnswer<RPCResponse> {
+        var credential: BadgeCredential?
+        if let period = plan.issued {
+            credential = try sign(masterKey: purchase.masterKey, period: period)
+        } else if let latest = snapshot.latest, isPeriodCurrent(periodEnd: latest.periodEnd, at: now) {
+            credential = latest.credential(masterKey: purchase.masterKey)
+        }
+        let answer = statement(of: snapshot.tail.appending(plan.rows), asserting: balance.lastEntry)
+        let response = RPCResponse.badgeCredential(credential: credential, statement: answer.statement, receipt: nil,
+                                                   subscription: nil)
+        guard Self.writes(plan, snapshot) else { return .answer(response) }
+        return .answer(response) { w in
+            try w.endPause(purchaseId: purchase.id, expected: snapshot.pausedSince)
+            try w.appendLedger(purchaseId: purchase.id, expectedCount: snapshot.tail.count, entries: plan.rows)
+            if let period = plan.issued, let credential {
+                try w.insertIssuance(IssuanceRecord(period: period, purchaseId: purchase.id, credential: credential))
+            }
+        }
     }
 }
 
@@ -59,4 +91,12 @@ private struct IssueSnapshot {
     let tail: LedgerTail
     let latest: IssuanceRecord?
     let pausedSince: Timestamp?
+
+    /// Read in `r`'s transaction, for the purchase's ledger from the entry `balance` asserts.
+    init(_ r: any StoreReader, purchase: PurchaseRecord, asserting balance: Balance) throws {
+        tail = try r.ledgerTail(purchaseId: purchase.id, asserting: balance.lastEntry.entryId,
+                                completeHistoryLimit: Statement.completeHistoryLimit)
+        latest = try r.latestIssuance(purchaseId: purchase.id)
+        pausedSince = try r.pausedSince(purchaseId: purchase.id)
+    }
 }

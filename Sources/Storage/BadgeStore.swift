@@ -11,6 +11,13 @@ public protocol BadgeStore: Sendable {
     func write<T>(_ body: (any StoreWriter) throws -> T) throws -> T
     /// Whether a write lands and a read succeeds now, or why not (for /readyz).
     func readiness() -> Readiness
+    /// ``read(_:)`` when it needs no wait for a connection or the network (what an event loop
+    /// may call); nil when it would. The default is nil: a store must promise this itself.
+    func readWithoutWaiting<T>(_ body: (any StoreReader) throws -> T) throws -> T?
+}
+
+extension BadgeStore {
+    public func readWithoutWaiting<T>(_ body: (any StoreReader) throws -> T) throws -> T? { nil }
 }
 
 /// Queries, inside a read or write transaction.

@@ -22,6 +22,11 @@ public final class SQLiteBadgeStore: BadgeStore {
 
     public func readiness() -> Readiness { database.readiness() }
 
+    /// A read on a pooled reader that is free now; nil when every reader is taken.
+    public func readWithoutWaiting<T>(_ body: (any StoreReader) throws -> T) throws -> T? {
+        try database.readWithoutWaiting { try body(SQLStoreTransaction(conn: $0)) }
+    }
+
     /// Whether any purchase was ever made (then issued credentials depend on the issuer key).
     public func holdsPurchases() throws -> Bool {
         try database.read { try !$0.query("SELECT 1 FROM badge_purchases LIMIT 1").isEmpty }

@@ -150,7 +150,21 @@ public final class SQLiteDatabase: @unchecked Sendable {
     /// The transaction statements go through the connection's prepared statements like any query:
     /// `sqlite3_exec` would parse them again for every request (issue 17's profile).
     func read<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
-        let conn = try takeReader()
+        // Waiting for ever, a reader always comes.
+        guard let conn = try takeReader(waiting: true) else { preconditionFailure("a reader waited for did not come") }
+        return try readTransaction(on: conn, body)
+    }
+
+    /// ``read(_:)`` on a reader free now, or nil (nothing run) when every reader is taken: for an
+    /// event loop, which must not wait for one. In WAL mode a reader waits for no writer, so the
+    /// read itself runs on pages SQLite or the kernel already holds, bar a cold start.
+    func readWithoutWaiting<T>(_ body: (SQLiteConnection) throws -> T) throws -> T? {
+        guard let conn = try takeReader(waiting: false) else { return nil }
+        return try readTransaction(on: conn, body)
+    }
+
+    /// One read transaction on `conn`, which goes back to the pool after it.
+    private func readTransaction<T>(on conn: SQLiteConnection, _ body: (SQLiteConnection) throws -> T) throws -> T {
         defer { returnReader(conn) }
         try conn.query("BEGIN")
         defer { _ = try? conn.query("COMMIT") }
@@ -195,8 +209,9 @@ public final class SQLiteDatabase: @unchecked Sendable {
         return try writer.query("PRAGMA journal_mode = DELETE").first?.text(0) ?? ""
     }
 
-    private func takeReader() throws -> SQLiteConnection {
-        freeReaders.wait()
+    /// A pooled reader; nil, without waiting, when `waiting` is false and none is free.
+    private func takeReader(waiting: Bool) throws -> SQLiteConnection? {
+        guard freeReaders.wait(timeout: waiting ? .distantFuture : .now()) == .success else { return nil }
         guard let conn = readers.withLock({ $0.popLast() }) else {
             freeReaders.signal()
             throw StorageError.cannotOpen(path: path, reason: "the database was closed for shutdown")

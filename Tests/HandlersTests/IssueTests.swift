@@ -34,6 +34,40 @@ import Testing
         #expect(h.issuer.count == 1)
     }
 
+    /// What an event loop may answer (``BadgeService/answerWithoutWaiting(body:signer:)``): the
+    /// credential already issued, byte for byte the worker's answer, and a refused body; never a
+    /// month due (nothing signed, nothing written), never another command. On PostgreSQL, whose
+    /// reads wait for the network, only the refusal.
+    @Test func anEventLoopAnswersOnlyWhatNeedsNoWaitNoWriteAndNoSigning() throws {
+        let (key, last) = try funded()
+        let ledger = try h.ledger(of: key)
+        let local = !(h.store is PostgresBadgeStore)
+        func body(_ command: RPCCommand) -> [UInt8] {
+            RPCRequest(purchaseKey: key.publicKey.purchaseKeyText, command: command).json.serialized()
+        }
+        let issue = body(.issueBadge(balance: Balance(lastEntry: last)))
+        h.clock.now = at(2026, 4, 9)
+        let cached = h.service.answerWithoutWaiting(body: issue, signer: key.publicKey)
+        #expect((cached != nil) == local)
+        if let cached {
+            #expect(cached.credential != nil && cached.command == "issueBadge")
+            #expect(cached.body == h.service.handle(body: issue, caller: .signer(key.publicKey)).body)
+        }
+        h.clock.now = at(2026, 4, 10)  // the next month is due: signing and a write
+        #expect(h.service.answerWithoutWaiting(body: issue, signer: key.publicKey) == nil)
+        #expect(try h.ledger(of: key) == ledger)
+        #expect(h.issuer.count == 1)
+        #expect(h.service.answerWithoutWaiting(body: body(.getBadgeCatalog), signer: key.publicKey) == nil)
+        #expect(h.service.answerWithoutWaiting(body: body(.pauseBadge), signer: key.publicKey) == nil)
+        let refused = try #require(h.service.answerWithoutWaiting(body: Array("{\"version\":1".utf8), signer: key.publicKey))
+        #expect(refused.error == .badRequest)
+        let stranger = Ed25519PrivateKey()
+        let unknown = RPCRequest(purchaseKey: stranger.publicKey.purchaseKeyText, command: .issueBadge(balance: Balance(lastEntry: last)))
+        let answer = h.service.answerWithoutWaiting(body: unknown.json.serialized(), signer: stranger.publicKey)
+        #expect((answer?.error == .unknownPurchaseKey) == local)
+        #expect(try h.ledger(of: key) == ledger && h.issuer.count == 1)
+    }
+
     @Test func theNextMonthIsIssuedWhenDue() throws {
         let (key, last) = try funded()
         h.clock.now = at(2026, 4, 10)  // exactly the boundary: the month is due

@@ -387,6 +387,28 @@ import Testing
         }
         #expect(store.database.commitCount < 121)
     }
+
+    /// What an event loop reads: a free reader's snapshot, or nothing run at all while every
+    /// reader is taken (it must not wait); PostgreSQL, behind the network, never promises one.
+    @Test func aReadWithoutWaitingRunsOnlyOnAFreeReader() throws {
+        let store = try SQLiteBadgeStore(path: dir.file("nowait.sqlite"), readerCount: 1)
+        _ = try store.write { try $0.insertPurchase(key: "K", masterKey: [1], badgeType: .supporter, at: Timestamp(seconds: 0)) }
+        #expect(try store.readWithoutWaiting { try $0.purchase(key: "K")?.purchaseKey } == "K")
+        let taken = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            _ = try? store.read { _ in taken.signal(); release.wait() }
+            done.signal()
+        }
+        taken.wait()
+        let ran = LockedValueBox(false)
+        let busy = try store.readWithoutWaiting { _ in ran.withLock { $0 = true } }
+        #expect(busy == nil && !ran.withLock { $0 })
+        release.signal()
+        done.wait()
+        #expect(try store.readWithoutWaiting { try $0.purchase(key: "K") != nil } == true)
+        let postgres = try StoreBackend.postgres.makeStore(in: dir)
+        #expect(try postgres.readWithoutWaiting { _ in true } == nil)
+    }
 }
 
 @Suite struct SubscriptionStorageTests {
