@@ -96,7 +96,7 @@ let package = Package(
         .testTarget(name: "HandlersTests", dependencies: ["TestSupport", "Handlers", "GooglePlay", "AppStore", "Schema", "BadgeCore", "JSON", "Locking"], swiftSettings: strict),
         .testTarget(name: "PaymentsTests", dependencies: ["TestSupport", "Payments", "Webhooks", "Handlers", "Storage", "Ledger", "JSON",
                                                          "Crypto", "BadgeCore", "Schema", "Locking"], swiftSettings: strict),
-        .testTarget(name: "GatewayTests", dependencies: ["TestSupport", "Gateway", "Handlers", "Wallet", "Storage", "BadgeCore", "JSON", "Locking", "HTTPServer", "RequestAuth", "Schema", "Logging"],
+        .testTarget(name: "GatewayTests", dependencies: ["TestSupport", "Gateway", "Handlers", "Wallet", "Storage", "BadgeCore", "JSON", "Locking", "HTTPServer", "RequestAuth", "Schema", "Logging", "Crypto", "Ledger"],
                     swiftSettings: strict),
         .testTarget(name: "CLITests", dependencies: ["TestSupport", "CLI", "Handlers", "HTTPServer", "Credentials", "JSON", "BadgeCore"], swiftSettings: strict),
         .testTarget(name: "GooglePlayTests", dependencies: ["TestSupport", "GooglePlay", "HTTPServer", "JSON", "BadgeCore", "Locking", "OutsideHTTP"],
