@@ -26,6 +26,7 @@ final class Connection: @unchecked Sendable {
     var finalResponsePending = false
     var isClosed = false
     var inReadyList = false
+    var inFlushList = false
     var dispatchedAt: UInt64 = 0
     var requestForLog: HTTPRequest?
 
@@ -66,7 +67,9 @@ final class Connection: @unchecked Sendable {
             case .write(let bytes):
                 enqueue(bytes)
                 finalResponsePending = true
-                action = flush()
+                // Sent at the end of the loop's iteration, with the other answers made in it.
+                loop.flushAtEndOfIteration(self)
+                return
             case .closeAfterDraining:
                 shutdown(fd, Int32(SHUT_WR))
                 action = .startReading

@@ -17,6 +17,11 @@ import Glibc
 /// - Timers: no timer per connection. Each connection's state machine exposes one `deadline`;
 ///   a sweep every `timerResolution` compares it with the clock. O(connections) per sweep,
 ///   nothing allocated when a deadline moves (which happens several times per request).
+/// - Answers: a final response is sent at the end of the iteration that made it, together
+///   with the other answers of that iteration. On a machine shared with its clients, each send
+///   woke a client that then preempted the loop in the middle of its batch; sent together, one
+///   wake-up serves them all (issue 17: the signed rate rose by a sixth and system time fell by
+///   a third). An iteration's batch is at most `maxEvents` connections.
 /// - Balance: the loop that accepts a connection hands it to the loop with the fewest
 ///   (``LoopBalance``), through that loop's inbox, as requests are answered where they are read.
 /// - Other threads (responders answering later, connections handed over, shutdown) reach the
@@ -56,6 +61,7 @@ final class EventLoop: @unchecked Sendable {
     private var generations: [UInt32] = []
     private var liveConnections = 0
     private var readyToRead: [Connection] = []
+    private var readyToFlush: [Connection] = []
     private var localInbox: [(Connection, UInt64, HTTPResponse)] = []
     private var inlineConnection: Connection?
     private var inlineSequence: UInt64 = 0
@@ -121,7 +127,7 @@ final class EventLoop: @unchecked Sendable {
         let resolutionMilliseconds = Int32(clamping: max(1, resolution / 1_000_000))
         var nextSweep = clock.nanoseconds &+ resolution
         while true {
-            let timeout: Int32 = readyToRead.isEmpty ? resolutionMilliseconds : 0
+            let timeout: Int32 = readyToRead.isEmpty && localInbox.isEmpty ? resolutionMilliseconds : 0
             let count = Linux.epollWait(epoll, events, maxEvents, timeout)
             if count < 0 && errno != EINTR { fatalError("epoll_wait: \(String(cString: strerror(errno)))") }
             clock.tick()
@@ -142,6 +148,8 @@ final class EventLoop: @unchecked Sendable {
                 sweep(now: now)
                 nextSweep = now &+ resolution
             }
+            // Last, so that nothing queued for sending waits through the next epoll_wait.
+            flushAnswers()
             if stopping && liveConnections == 0 { break }
         }
         closeListener()
@@ -206,6 +214,13 @@ final class EventLoop: @unchecked Sendable {
         inlineConnection = nil
         defer { inlineResponse = nil }
         return inlineResponse
+    }
+
+    /// Sends `connection`'s queued answer at the end of this iteration.
+    func flushAtEndOfIteration(_ connection: Connection) {
+        guard !connection.inFlushList else { return }
+        connection.inFlushList = true
+        readyToFlush.append(connection)
     }
 
     /// Continues reading `connection` on the next iteration (its read budget ran out).
@@ -424,6 +439,19 @@ final class EventLoop: @unchecked Sendable {
         for connection in ready {
             connection.inReadyList = false
             if !connection.isClosed && connection.machine.wantsInput { connection.perform(.startReading) }
+        }
+    }
+
+    /// Sends this iteration's answers; what a flush leads to (a pipelined request read and
+    /// answered) is sent in the same pass.
+    private func flushAnswers() {
+        while !readyToFlush.isEmpty {
+            let ready = readyToFlush
+            readyToFlush = []
+            for connection in ready {
+                connection.inFlushList = false
+                if !connection.isClosed { connection.perform(connection.flush()) }
+            }
         }
     }
 
