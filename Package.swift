@@ -15,7 +15,7 @@ let optimised: [SwiftSetting] = strict + [.unsafeFlags(["-O"])]
 
 let package = Package(
     name: "badge-service",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "badge-service", targets: ["badge-service"]),
     ],

@@ -179,33 +179,31 @@ struct FieldElement {
     var isNegative: Bool { canonical().l0 & 1 == 1 }
 }
 
-/// A 128-bit accumulator for sums of 64 × 64-bit products (`multipliedFullWidth`), so the field
-/// needs no `UInt128` (not available on every platform the package names).
+/// A 128-bit accumulator for sums of 64 × 64-bit products: `UInt128`, whose additions compile
+/// to add/adc pairs (a carry kept as a Bool cost a setb and an add per product).
 struct Wide {
-    var lo: UInt64, hi: UInt64
+    var value: UInt128
 
     @inline(__always)
     init(_ a: UInt64, _ b: UInt64) {
-        let p = a.multipliedFullWidth(by: b)
-        hi = p.high; lo = p.low
+        value = UInt128(a) &* UInt128(b)
     }
 
     @inline(__always)
     mutating func add(_ a: UInt64, _ b: UInt64) {
-        let p = a.multipliedFullWidth(by: b)
-        let (s, carry) = lo.addingReportingOverflow(p.low)
-        lo = s
-        hi = hi &+ p.high &+ (carry ? 1 : 0)
+        value &+= UInt128(a) &* UInt128(b)
     }
 
     @inline(__always)
     mutating func add(_ a: UInt64) {
-        let (s, carry) = lo.addingReportingOverflow(a)
-        lo = s
-        hi = hi &+ (carry ? 1 : 0)
+        value &+= UInt128(a)
     }
+
+    /// The low word.
+    @inline(__always)
+    var lo: UInt64 { UInt64(truncatingIfNeeded: value) }
 
     /// The sum shifted right by 51 bits; fits a word while the sum is below 2^115.
     @inline(__always)
-    var shifted51: UInt64 { lo >> 51 | hi << 13 }
+    var shifted51: UInt64 { UInt64(truncatingIfNeeded: value >> 51) }
 }
