@@ -70,38 +70,41 @@ struct FieldElement {
 
     @inline(__always)
     static func * (a: FieldElement, b: FieldElement) -> FieldElement {
+        let m = mask
         let b1 = 19 &* b.l1, b2 = 19 &* b.l2, b3 = 19 &* b.l3, b4 = 19 &* b.l4
-        var c0 = Wide(a.l0, b.l0); c0.add(a.l1, b4); c0.add(a.l2, b3); c0.add(a.l3, b2); c0.add(a.l4, b1)
-        var c1 = Wide(a.l0, b.l1); c1.add(a.l1, b.l0); c1.add(a.l2, b4); c1.add(a.l3, b3); c1.add(a.l4, b2)
-        var c2 = Wide(a.l0, b.l2); c2.add(a.l1, b.l1); c2.add(a.l2, b.l0); c2.add(a.l3, b4); c2.add(a.l4, b3)
-        var c3 = Wide(a.l0, b.l3); c3.add(a.l1, b.l2); c3.add(a.l2, b.l1); c3.add(a.l3, b.l0); c3.add(a.l4, b4)
-        var c4 = Wide(a.l0, b.l4); c4.add(a.l1, b.l3); c4.add(a.l2, b.l2); c4.add(a.l3, b.l1); c4.add(a.l4, b.l0)
-        return reduce(&c0, &c1, &c2, &c3, &c4)
+        // Column by column, each carried into the next as soon as it is summed: one 128-bit
+        // accumulator live at a time keeps the limbs in registers.
+        var c = Wide(a.l0, b.l0); c.add(a.l1, b4); c.add(a.l2, b3); c.add(a.l3, b2); c.add(a.l4, b1)
+        var r0 = c.lo & m
+        c = Wide(c.shifted51); c.add(a.l0, b.l1); c.add(a.l1, b.l0); c.add(a.l2, b4); c.add(a.l3, b3); c.add(a.l4, b2)
+        let r1 = c.lo & m
+        c = Wide(c.shifted51); c.add(a.l0, b.l2); c.add(a.l1, b.l1); c.add(a.l2, b.l0); c.add(a.l3, b4); c.add(a.l4, b3)
+        let r2 = c.lo & m
+        c = Wide(c.shifted51); c.add(a.l0, b.l3); c.add(a.l1, b.l2); c.add(a.l2, b.l1); c.add(a.l3, b.l0); c.add(a.l4, b4)
+        let r3 = c.lo & m
+        c = Wide(c.shifted51); c.add(a.l0, b.l4); c.add(a.l1, b.l3); c.add(a.l2, b.l2); c.add(a.l3, b.l1); c.add(a.l4, b.l0)
+        let r4 = c.lo & m
+        r0 &+= 19 &* c.shifted51
+        return FieldElement(l0: r0 & m, l1: r1 &+ (r0 >> 51), l2: r2, l3: r3, l4: r4)
     }
 
     @inline(__always)
     func squared() -> FieldElement {
+        let m = FieldElement.mask
         let d0 = 2 &* l0, d1 = 2 &* l1
         let f3 = 19 &* l3, f4 = 19 &* l4
-        var c0 = Wide(l0, l0); c0.add(d1, f4); c0.add(2 &* l2, f3)
-        var c1 = Wide(d0, l1); c1.add(2 &* l2, f4); c1.add(l3, f3)
-        var c2 = Wide(d0, l2); c2.add(l1, l1); c2.add(2 &* l3, f4)
-        var c3 = Wide(d0, l3); c3.add(d1, l2); c3.add(l4, f4)
-        var c4 = Wide(d0, l4); c4.add(d1, l3); c4.add(l2, l2)
-        return FieldElement.reduce(&c0, &c1, &c2, &c3, &c4)
-    }
-
-    /// Carries five 128-bit column sums into loose limbs. Each column is below 2^115 for inputs
-    /// below 2^54, so the top carry is below 2^60 and 19 times it still fits a word.
-    @inline(__always)
-    private static func reduce(_ c0: inout Wide, _ c1: inout Wide, _ c2: inout Wide, _ c3: inout Wide,
-                               _ c4: inout Wide) -> FieldElement {
-        let m = mask
-        c1.add(c0.shifted51); c2.add(c1.shifted51); c3.add(c2.shifted51); c4.add(c3.shifted51)
-        var r0 = (c0.lo & m) &+ 19 &* c4.shifted51
-        let r1 = (c1.lo & m) &+ (r0 >> 51)
-        r0 &= m
-        return FieldElement(l0: r0, l1: r1, l2: c2.lo & m, l3: c3.lo & m, l4: c4.lo & m)
+        var c = Wide(l0, l0); c.add(d1, f4); c.add(2 &* l2, f3)
+        var r0 = c.lo & m
+        c = Wide(c.shifted51); c.add(d0, l1); c.add(2 &* l2, f4); c.add(l3, f3)
+        let r1 = c.lo & m
+        c = Wide(c.shifted51); c.add(d0, l2); c.add(l1, l1); c.add(2 &* l3, f4)
+        let r2 = c.lo & m
+        c = Wide(c.shifted51); c.add(d0, l3); c.add(d1, l2); c.add(l4, f4)
+        let r3 = c.lo & m
+        c = Wide(c.shifted51); c.add(d0, l4); c.add(d1, l3); c.add(l2, l2)
+        let r4 = c.lo & m
+        r0 &+= 19 &* c.shifted51
+        return FieldElement(l0: r0 & m, l1: r1 &+ (r0 >> 51), l2: r2, l3: r3, l4: r4)
     }
 
     /// self^(2^n), by n squarings.
@@ -187,6 +190,11 @@ struct Wide {
     @inline(__always)
     init(_ a: UInt64, _ b: UInt64) {
         value = UInt128(a) &* UInt128(b)
+    }
+
+    @inline(__always)
+    init(_ a: UInt64) {
+        value = UInt128(a)
     }
 
     @inline(__always)
