@@ -209,6 +209,18 @@ public final class SQLiteDatabase: @unchecked Sendable {
         return try writer.query("PRAGMA journal_mode = DELETE").first?.text(0) ?? ""
     }
 
+    /// Copies the whole log into the database file and empties it (`wal_checkpoint(TRUNCATE)`,
+    /// which waits for readers): a benchmark settles a bulk load with it before timing.
+    package func checkpointCompletely() throws {
+        writeLock.lock()
+        defer { writeLock.unlock() }
+        if let open = openGroup {
+            openGroup = nil
+            open.finish(commit())
+        }
+        _ = try writer.query("PRAGMA wal_checkpoint(TRUNCATE)")
+    }
+
     /// A pooled reader; nil, without waiting, when `waiting` is false and none is free.
     private func takeReader(waiting: Bool) throws -> SQLiteConnection? {
         guard freeReaders.wait(timeout: waiting ? .distantFuture : .now()) == .success else { return nil }
