@@ -211,11 +211,11 @@ struct Endpoints: Sendable {
 
     /// `POST /rpc`. The event loop answers what needs no wait: an unsigned request when the RPC
     /// layer can do it from memory (the cached catalog), and a signed one once its signature
-    /// checks here (CPU alone, about 0.1 ms) when the RPC layer can answer it without writing,
+    /// checks here (CPU alone, about 50 µs) when the RPC layer can answer it without writing,
     /// signing or waiting (a credential already issued, read from SQLite's WAL, which waits for no
     /// writer). Everything else goes to the worker pool, where SQLite writes, BBS and the stores'
-    /// APIs may block. Answering on the loop spares the hand-off between threads, which under
-    /// load cost more than a tenth of the request's CPU and most of its tail latency (issue 17).
+    /// APIs may block. Answering on the loop spares the hand-off between threads (wake-ups and
+    /// context switches), which under load made most of the tail latency (issue 17).
     func rpc(_ request: HTTPRequest, respond: @escaping @Sendable (HTTPResponse) -> Void) {
         let started = ContinuousClock.now
         let signer: VerifiedSigner?

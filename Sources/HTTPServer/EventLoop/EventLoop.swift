@@ -20,8 +20,8 @@ import Glibc
 /// - Answers: a final response is sent at the end of the iteration that made it, together
 ///   with the other answers of that iteration. On a machine shared with its clients, each send
 ///   woke a client that then preempted the loop in the middle of its batch; sent together, one
-///   wake-up serves them all (issue 17: the signed rate rose by a sixth and system time fell by
-///   a third). An iteration's batch is at most `maxEvents` connections.
+///   wake-up serves them all (issue 17: the signed rate rose by 10–20% and system time fell
+///   from 33 to 19 µs a request). An iteration's batch is at most `maxEvents` connections.
 /// - Balance: the loop that accepts a connection hands it to the loop with the fewest
 ///   (``LoopBalance``), through that loop's inbox, as requests are answered where they are read.
 /// - Other threads (responders answering later, connections handed over, shutdown) reach the
