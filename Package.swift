@@ -31,7 +31,7 @@ let package = Package(
         .target(name: "Locking", swiftSettings: strict),
         .target(name: "JSON", swiftSettings: strict),
         .target(name: "Logging", dependencies: ["JSON"], swiftSettings: strict),
-        .target(name: "TestSupport", dependencies: ["Locking", "JSON", "HTTPServer", "BadgeCore", "Schema", "Handlers", "Storage"], swiftSettings: strict),
+        .target(name: "TestSupport", dependencies: ["Locking", "JSON", "HTTPServer", "BadgeCore", "Schema", "Handlers", "Storage", "Crypto"], swiftSettings: strict),
         .target(name: "Crypto", dependencies: ["COpenSSL", "BadgeCore"], swiftSettings: optimised),
         .target(name: "HTTPServer", dependencies: ["JSON", "Locking"], swiftSettings: strict),
         .target(name: "Schema", dependencies: ["JSON", "BadgeCore", "Ledger", "Locking"], swiftSettings: strict),

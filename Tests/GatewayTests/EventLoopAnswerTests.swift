@@ -26,7 +26,7 @@ import Testing
         let store = try SQLiteBadgeStore(path: dir.file("badges.sqlite"))
         let now: @Sendable () -> Timestamp = { [clock] in clock.withLock { $0 } }
         try DefaultCatalog.seedIfEmpty(store, at: now())
-        let issuer = HashIssuer()
+        let issuer = CountingIssuer()
         let service = BadgeService(store: store, issuer: issuer, clock: now)
         let gateway = Gateway(service: service, authenticator: RequestAuthenticator(), pool: Self.pool,
                               metrics: Metrics(openConnections: { 0 }), accessLog: nil, clock: now, readiness: { .ready })
@@ -102,19 +102,6 @@ import Testing
             func set(_ answer: Answer) { value.withLock { $0 = answer }; arrived.signal() }
             var answer: Answer? { value.withLock { $0 } }
             func wait() -> Answer? { arrived.wait(timeout: .now() + 10) == .success ? answer : nil }
-        }
-    }
-
-    /// Signs with a keyed hash instead of BBS (tested on its own and end to end), and counts.
-    final class HashIssuer: CredentialIssuing, Sendable {
-        private let signed = LockedValueBox(0)
-        var count: Int { signed.withLock { $0 } }
-        var readiness: Readiness { .ready }
-        func issue(masterKey: [UInt8], badgeType: BadgeType, expiry: Timestamp) throws -> BadgeCredential {
-            signed.withLock { $0 += 1 }
-            let digest = SHA256.hash(masterKey + Array("\(badgeType)|\(expiry)".utf8))
-            return BadgeCredential(keyIndex: 1, masterKey: masterKey, signature: digest + digest + Array(digest.prefix(16)),
-                                   badgeType: badgeType, expiry: expiry)
         }
     }
 }

@@ -20,29 +20,6 @@ final class TestClock: Sendable {
     var function: @Sendable () -> Timestamp { { self.now } }
 }
 
-/// Signs with a keyed hash instead of BBS (the BBS issuer is tested on its own and end to end):
-/// deterministic, fast, and it counts signatures.
-final class CountingIssuer: CredentialIssuing, Sendable {
-    private let signed = LockedValueBox(0)
-    private let refusing = LockedValueBox(false)
-    var failing: Bool {
-        get { refusing.withLock { $0 } }
-        set { refusing.withLock { $0 = newValue } }
-    }
-    var count: Int { signed.withLock { $0 } }
-    var readiness: Readiness { .ready }
-
-    struct Refused: Error {}
-
-    func issue(masterKey: [UInt8], badgeType: BadgeType, expiry: Timestamp) throws -> BadgeCredential {
-        if failing { throw Refused() }
-        signed.withLock { $0 += 1 }
-        let digest = SHA256.hash(masterKey + Array("\(badgeType)|\(expiry)".utf8))
-        return BadgeCredential(keyIndex: 1, masterKey: masterKey, signature: digest + digest + Array(digest.prefix(16)),
-                              badgeType: badgeType, expiry: expiry)
-    }
-}
-
 /// A service on a fresh database, with helpers to build and send requests.
 struct Harness {
     let dir = TemporaryDirectory("handlers")

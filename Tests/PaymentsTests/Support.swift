@@ -11,20 +11,6 @@ import Storage
 import TestSupport
 import Webhooks
 
-/// Signs with a keyed hash instead of BBS (BBS is tested on its own and end to end) and counts.
-final class HashIssuer: CredentialIssuing, Sendable {
-    private let signed = LockedValueBox(0)
-    var count: Int { signed.withLock { $0 } }
-    var readiness: Readiness { .ready }
-
-    func issue(masterKey: [UInt8], badgeType: BadgeType, expiry: Timestamp) throws -> BadgeCredential {
-        signed.withLock { $0 += 1 }
-        let digest = SHA256.hash(masterKey + Array("\(badgeType)|\(expiry)".utf8))
-        return BadgeCredential(keyIndex: 1, masterKey: masterKey, signature: digest + digest + Array(digest.prefix(16)),
-                               badgeType: badgeType, expiry: expiry)
-    }
-}
-
 /// A clock the test moves, starting at the real time (webhook signatures are made at the real time).
 final class MovableClock: Sendable {
     private let t = LockedValueBox(Timestamp(seconds: Int64(Date().timeIntervalSince1970)))
@@ -39,7 +25,7 @@ final class PaymentHarness: @unchecked Sendable {
     let dir = TemporaryDirectory("payments")
     let fake: FakePayments
     let clock = MovableClock()
-    let issuer = HashIssuer()
+    let issuer = CountingIssuer()
     let stripeWebhookSecret = "whsec_test_" + UUID().uuidString
     let btcpayWebhookSecret = "btcpay-secret-" + UUID().uuidString
     let providerFailures = LockedValueBox<[String]>([])
