@@ -14,11 +14,7 @@ extension BadgeService {
     func issueBadge(key: Ed25519PublicKey, balance: Balance, now: Timestamp) throws -> RPCResponse {
         // The purchase, its funding and the first snapshot in one read transaction: a cached
         // answer (the commonest request) then costs one transaction.
-        let (purchase, funding, first) = try store.read { r -> (PurchaseRecord, SubscriptionFunding?, IssueSnapshot?) in
-            let purchase = try Self.issuePurchase(r, key: key)
-            if let funding = try r.subscriptionFunding(purchaseId: purchase.id) { return (purchase, funding, nil) }
-            return (purchase, nil, try IssueSnapshot(r, purchase: purchase, asserting: balance))
-        }
+        let (purchase, funding, first) = try store.read { try Self.issueRead($0, key: key, balance: balance) }
         if let funding {
             return try issueSubscriptionBadge(purchase: purchase, funding: funding, balance: balance, now: now)
         }
@@ -34,20 +30,20 @@ extension BadgeService {
     /// store (a subscription), or the store cannot read without waiting: ``issueBadge(key:balance:now:)``
     /// answers then.
     func issuedBadgeWithoutWaiting(key: Ed25519PublicKey, balance: Balance, now: Timestamp) throws -> RPCResponse? {
-        let read = try store.readWithoutWaiting { r -> (PurchaseRecord, IssueSnapshot)? in
-            let purchase = try Self.issuePurchase(r, key: key)
-            guard try r.subscriptionFunding(purchaseId: purchase.id) == nil else { return nil }
-            return (purchase, try IssueSnapshot(r, purchase: purchase, asserting: balance))
-        }
-        guard let (purchase, snapshot) = read ?? nil else { return nil }
+        guard let (purchase, funding, first) = try store.readWithoutWaiting({ try Self.issueRead($0, key: key, balance: balance) }),
+              funding == nil, let snapshot = first else { return nil }
         let plan = issuePlan(purchase: purchase, snapshot: snapshot, now: now)
         guard plan.issued == nil, !Self.writes(plan, snapshot) else { return nil }
         return try issuePass(purchase: purchase, snapshot: snapshot, plan: plan, balance: balance, now: now).answer
     }
 
-    private static func issuePurchase(_ r: any StoreReader, key: Ed25519PublicKey) throws -> PurchaseRecord {
+    /// The purchase, its subscription funding, and without one the first snapshot, in the caller's
+    /// read transaction.
+    private static func issueRead(_ r: any StoreReader, key: Ed25519PublicKey,
+                                  balance: Balance) throws -> (PurchaseRecord, SubscriptionFunding?, IssueSnapshot?) {
         guard let purchase = try r.purchase(key: key.purchaseKeyText) else { throw BadgeServiceError.unknownPurchaseKey }
-        return purchase
+        if let funding = try r.subscriptionFunding(purchaseId: purchase.id) { return (purchase, funding, nil) }
+        return (purchase, nil, try IssueSnapshot(r, purchase: purchase, asserting: balance))
     }
 
     /// What `snapshot` calls for now: the lapse that heals the ledger, the month due.
