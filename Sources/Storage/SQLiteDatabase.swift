@@ -201,11 +201,7 @@ public final class SQLiteDatabase: @unchecked Sendable {
         readers.withLock { $0.removeAll() }
         writeLock.lock()
         defer { writeLock.unlock() }
-        // A group left open for a writer that has not taken it yet commits first.
-        if let open = openGroup {
-            openGroup = nil
-            open.finish(commit())
-        }
+        commitOpenGroup()
         return try writer.query("PRAGMA journal_mode = DELETE").first?.text(0) ?? ""
     }
 
@@ -214,11 +210,15 @@ public final class SQLiteDatabase: @unchecked Sendable {
     package func checkpointCompletely() throws {
         writeLock.lock()
         defer { writeLock.unlock() }
-        if let open = openGroup {
-            openGroup = nil
-            open.finish(commit())
-        }
+        commitOpenGroup()
         _ = try writer.query("PRAGMA wal_checkpoint(TRUNCATE)")
+    }
+
+    /// Commits a group left open for a writer that has not taken it yet (under `writeLock`).
+    private func commitOpenGroup() {
+        guard let open = openGroup else { return }
+        openGroup = nil
+        open.finish(commit())
     }
 
     /// A pooled reader; nil, without waiting, when `waiting` is false and none is free.
