@@ -30,8 +30,13 @@ final class Connection: @unchecked Sendable {
     var dispatchedAt: UInt64 = 0
     var requestForLog: HTTPRequest?
 
-    /// Reads per wake-up before yielding to other connections (each up to the loop buffer size).
+    /// Reads per loop iteration before yielding to other connections (each up to the loop buffer
+    /// size). Counted per iteration, not per read pass: each answer starts a new pass, and a
+    /// client pipelining without pause would otherwise keep its loop from everyone else.
     static let readBudget = 4
+    /// Reads left in the loop iteration `budgetIteration`.
+    var readsLeft = 0
+    var budgetIteration: UInt64 = .max
 
     init(fd: Int32, slot: Int, generation: UInt32, loop: EventLoop, remoteAddress: String) {
         self.fd = fd
@@ -82,14 +87,17 @@ final class Connection: @unchecked Sendable {
 
     /// Reads while the machine wants input and the socket has data.
     private func readAvailable() -> HTTPConnectionStateMachine<SystemConnectionClock>.Action {
-        var budget = Self.readBudget
+        if budgetIteration != loop.iteration {
+            budgetIteration = loop.iteration
+            readsLeft = Self.readBudget
+        }
         let buffer = loop.readBuffer
         while machine.wantsInput && readable {
-            guard budget > 0 else {
+            guard readsLeft > 0 else {
                 loop.scheduleRead(self)
                 return .none
             }
-            budget -= 1
+            readsLeft -= 1
             let n = recv(fd, buffer.baseAddress, buffer.count, 0)
             if n > 0 {
                 // A short read emptied the socket; edge-triggered epoll reports the next arrival

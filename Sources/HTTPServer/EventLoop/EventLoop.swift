@@ -60,6 +60,8 @@ final class EventLoop: @unchecked Sendable {
     private var freeSlots: [Int] = []
     private var generations: [UInt32] = []
     private var liveConnections = 0
+    /// Counts the loop's iterations (each epoll_wait): connections count their reads per iteration.
+    private(set) var iteration: UInt64 = 0
     private var readyToRead: [Connection] = []
     private var readyToFlush: [Connection] = []
     private var localInbox: [(Connection, UInt64, HTTPResponse)] = []
@@ -131,6 +133,7 @@ final class EventLoop: @unchecked Sendable {
             let count = Linux.epollWait(epoll, events, maxEvents, timeout)
             if count < 0 && errno != EINTR { fatalError("epoll_wait: \(String(cString: strerror(errno)))") }
             clock.tick()
+            iteration &+= 1
             for index in 0..<Int(max(0, count)) {
                 let event = events + index * Linux.epollEventSize
                 let flags = event.loadUnaligned(as: UInt32.self)
