@@ -73,7 +73,10 @@ struct FieldElement {
         let m = mask
         let b1 = 19 &* b.l1, b2 = 19 &* b.l2, b3 = 19 &* b.l3, b4 = 19 &* b.l4
         // Column by column, each carried into the next as soon as it is summed: one 128-bit
-        // accumulator live at a time keeps the limbs in registers.
+        // accumulator live at a time keeps the limbs in registers. For limbs below 2^54 a column
+        // (carry in included) stays below 2^115, so each carry fits a word; the last column has no
+        // factor 19, stays just above 5·2^108, and 19 times its carry (about 5·2^57) is below 2^64.
+        // `squared()` follows the same order.
         var c = Wide(a.l0, b.l0); c.add(a.l1, b4); c.add(a.l2, b3); c.add(a.l3, b2); c.add(a.l4, b1)
         var r0 = c.lo & m
         c = Wide(c.shifted51); c.add(a.l0, b.l1); c.add(a.l1, b.l0); c.add(a.l2, b4); c.add(a.l3, b3); c.add(a.l4, b2)
@@ -200,11 +203,6 @@ struct Wide {
     @inline(__always)
     mutating func add(_ a: UInt64, _ b: UInt64) {
         value &+= UInt128(a) &* UInt128(b)
-    }
-
-    @inline(__always)
-    mutating func add(_ a: UInt64) {
-        value &+= UInt128(a)
     }
 
     /// The low word.
