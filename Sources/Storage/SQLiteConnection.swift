@@ -119,18 +119,21 @@ final class SQLiteConnection: SQLConnection {
     /// the hook replaces SQLite's automatic checkpoint on this connection.
     func checkpointInBackground(_ checkpointer: WALCheckpointer) {
         walHookTarget = checkpointer
-        sqlite3_wal_hook(handle, { context, _, _, pages in
-            guard let context else { return SQLITE_OK }
-            Unmanaged<WALCheckpointer>.fromOpaque(context).takeUnretainedValue().committed(walPages: pages)
+        sqlite3_wal_hook(handle, { context, db, _, pages in
+            guard let context, let db else { return SQLITE_OK }
+            Unmanaged<WALCheckpointer>.fromOpaque(context).takeUnretainedValue().committed(walPages: pages, writer: db)
             return SQLITE_OK
         }, Unmanaged.passUnretained(checkpointer).toOpaque())
     }
 
     /// Copies what it can of the log into the database file without waiting for readers or
-    /// the writer (`SQLITE_CHECKPOINT_PASSIVE`).
-    func checkpointPassive() throws {
-        let rc = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+    /// the writer (`SQLITE_CHECKPOINT_PASSIVE`); returns the frames in the log and those now
+    /// copied.
+    func checkpointPassive() throws -> (log: Int32, copied: Int32) {
+        var log: Int32 = -1, copied: Int32 = -1
+        let rc = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, &log, &copied)
         guard rc == SQLITE_OK else { throw error(rc) }
+        return (log, copied)
     }
 
     private func prepared(_ sql: String) throws -> OpaquePointer {

@@ -2,14 +2,16 @@ import CSQLite
 import Foundation
 import Locking
 
-/// Checkpoints the write-ahead log off the request path.
+/// Checkpoints the write-ahead log, mostly off the request path.
 ///
 /// SQLite's automatic checkpoint runs inside the COMMIT that crosses 1,000 WAL pages, on the
 /// writer and under the write lock, so that one request (and every write queued behind it)
 /// waits for the database file to be written and synced: the stall seen at a million
 /// purchases (issue 17). The writer's hook only notes the log's size instead, and past
 /// `pages` a passive checkpoint runs on a queue of its own, on a connection of its own,
-/// beside the writer and the readers (a passive checkpoint never waits for either).
+/// beside the writer and the readers (a passive checkpoint never waits for either). What
+/// arrived meanwhile the writer copies after a later commit, so the log can start over
+/// (``CheckpointSchedule`` decides which).
 ///
 /// `@unchecked Sendable`: its mutable state is inside `state`; `queue` is serial.
 final class WALCheckpointer: @unchecked Sendable {
@@ -17,32 +19,48 @@ final class WALCheckpointer: @unchecked Sendable {
     let pages: Int32
     private let busyTimeoutMilliseconds: Int32
     private let queue = DispatchQueue(label: "badge-service.wal-checkpoint", qos: .utility)
-    private let state = LockedValueBox(State())
+    private let state: LockedValueBox<State>
 
     private struct State {
-        var scheduled = false
+        var schedule: CheckpointSchedule
         var stopped = false
         var completed = 0
+        var catchUps = 0
     }
 
     init(path: String, pages: Int32, busyTimeoutMilliseconds: Int32) {
         self.path = path
         self.pages = max(1, pages)
         self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
+        state = LockedValueBox(State(schedule: CheckpointSchedule(threshold: max(1, pages))))
     }
 
-    /// Checkpoints run so far (each may have copied all, some or none of the log).
+    /// Background checkpoints run so far (each may have copied all, some or none of the log).
     var completed: Int { state.withLock { $0.completed } }
+    /// Checkpoints the writer ran after its commit to copy what a background one left.
+    var catchUps: Int { state.withLock { $0.catchUps } }
 
-    /// Called by the writer's WAL hook after each commit, with the pages now in the log.
-    func committed(walPages: Int32) {
-        guard walPages >= pages else { return }
-        let schedule = state.withLock { s -> Bool in
-            guard !s.scheduled, !s.stopped else { return false }
-            s.scheduled = true
-            return true
+    /// Called by the writer's WAL hook after each commit, on the writer's connection `writer`,
+    /// with the frames now in the log.
+    func committed(walPages: Int32, writer: OpaquePointer) {
+        let step = state.withLock { s -> CheckpointSchedule.Step in
+            s.stopped ? .nothing : s.schedule.committed(walFrames: walPages)
         }
-        if schedule { queue.async { self.checkpoint() } }
+        switch step {
+        case .nothing:
+            return
+        case .background:
+            queue.async { self.checkpoint() }
+        case .catchUp:
+            // Few frames (``CheckpointSchedule/catchUpFrames``), on the writer and after its
+            // commit; a failure leaves the log as it was, and the next background one retries.
+            var log: Int32 = -1, copied: Int32 = -1
+            let rc = sqlite3_wal_checkpoint_v2(writer, nil, SQLITE_CHECKPOINT_PASSIVE, &log, &copied)
+            state.withLock {
+                $0.catchUps += 1
+                $0.schedule.caughtUp(logFrames: rc == SQLITE_OK && log >= 0 ? log : nil)
+            }
+        }
     }
 
     /// No checkpoint starts after this returns, and none is running (before shutdown's own).
@@ -52,17 +70,21 @@ final class WALCheckpointer: @unchecked Sendable {
     }
 
     private func checkpoint() {
-        defer { state.withLock { $0.scheduled = false } }
+        var result: (log: Int32, copied: Int32)?
+        defer {
+            state.withLock {
+                $0.schedule.backgroundFinished(logFrames: result?.log, copiedFrames: result?.copied)
+                if result != nil { $0.completed += 1 }
+            }
+        }
         guard !state.withLock({ $0.stopped }) else { return }
-        // Opened for each checkpoint (one per ~4 MB of log), so no connection stays open to keep
+        // Opened for each checkpoint (one per ~16 MB of log), so no connection stays open to keep
         // shutdown from taking the database out of WAL mode.
         do {
             let conn = try SQLiteConnection(path: path, readOnly: false, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
-            try conn.checkpointPassive()
-            state.withLock { $0.completed += 1 }
+            result = try conn.checkpointPassive()
         } catch {
-            // Nothing is lost: the log keeps the commits, and the next commit past the
-            // threshold tries again.
+            // Nothing is lost: the log keeps the commits, and a later commit tries again.
         }
     }
 }

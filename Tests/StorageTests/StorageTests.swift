@@ -296,6 +296,30 @@ import Testing
         for i in 0..<50 { #expect(try reopened.read { try $0.purchase(key: "K\(i)") } != nil) }
     }
 
+    /// Under writes that never pause, the log still starts over: a background checkpoint
+    /// copies most of it while commits go on, and the writer copies the few frames left so the
+    /// next write restarts the log. Before, every commit past the threshold scheduled another
+    /// passive checkpoint, none ever caught up, and the log grew without bound (146 MB after
+    /// 2,500 redemptions in bench/scale, with a checkpoint, and a sync of the database file,
+    /// every other commit).
+    @Test func logStartsOverUnderWritesThatNeverPause() throws {
+        let path = dir.file("busy.sqlite")
+        let store = try SQLiteBadgeStore(path: path, checkpointPages: 64)
+        let writes = 3_000
+        for i in 0..<writes {
+            _ = try store.write { try $0.insertPurchase(key: "K\(i)", masterKey: Array(repeating: UInt8(i & 0xff), count: 3_000), badgeType: .supporter, at: Timestamp(seconds: 0)) }
+        }
+        let walBytes = try #require(fileSize(path + "-wal"))
+        // Each write adds about four frames: without restarts the log would hold over 12,000. With
+        // them it stays below the schedule's ceiling (four times the threshold) and a write.
+        #expect(walBytes < 300 * (4_096 + 24), "log of \(walBytes) bytes after \(writes) writes")
+        // About one background checkpoint per threshold's worth of log (3,000 × 4 / 64), not one
+        // every other commit.
+        #expect(store.database.backgroundCheckpoints < writes / 8, "\(store.database.backgroundCheckpoints) checkpoints")
+        #expect(store.database.writerCatchUps > 0)
+        for i in stride(from: 0, to: writes, by: 250) { #expect(try store.read { try $0.purchase(key: "K\(i)") } != nil) }
+    }
+
     private func fileSize(_ path: String) -> Int? {
         (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
     }
