@@ -61,10 +61,10 @@ package struct CheckpointSchedule: Equatable {
     }
 
     /// A background checkpoint ended: the log held `logFrames` frames and `copiedFrames` of them
-    /// are in the database file (both nil when it failed).
+    /// are in the database file (nil, or SQLite's -1, when it failed).
     package mutating func backgroundFinished(logFrames: Int32?, copiedFrames: Int32?) {
         backgroundRunning = false
-        if let logFrames, let copiedFrames {
+        if let logFrames, let copiedFrames, logFrames >= 0, copiedFrames >= 0 {
             logSeen = logFrames
             copied = copiedFrames
             caughtUp = false

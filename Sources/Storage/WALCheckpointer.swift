@@ -39,6 +39,8 @@ final class WALCheckpointer: @unchecked Sendable {
     var completed: Int { state.withLock { $0.completed } }
     /// Checkpoints the writer ran after its commit to copy what a background one left.
     var catchUps: Int { state.withLock { $0.catchUps } }
+    /// Whether a background checkpoint is under way.
+    var running: Bool { state.withLock { $0.schedule.backgroundRunning } }
 
     /// Called by the writer's WAL hook after each commit, on the writer's connection `writer`,
     /// with the frames now in the log.

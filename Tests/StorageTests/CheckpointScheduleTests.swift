@@ -78,6 +78,9 @@ import Testing
         #expect(!s.backgroundRunning)
         #expect(s.committed(walFrames: 1_100) == .nothing)
         #expect(s.committed(walFrames: 1_250) == .background)
+        s.backgroundFinished(logFrames: -1, copiedFrames: -1)   // SQLite's "could not run"
+        #expect(s.committed(walFrames: 1_300) == .nothing)
+        #expect(s.committed(walFrames: 1_500) == .background)
     }
 
     @Test func aTinyThresholdStillMakesProgress() {

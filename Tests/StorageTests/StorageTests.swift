@@ -311,8 +311,9 @@ import Testing
         }
         let walBytes = try #require(fileSize(path + "-wal"))
         // Each write adds about four frames: without restarts the log would hold over 12,000. With
-        // them it stays below the schedule's ceiling (four times the threshold) and a write.
-        #expect(walBytes < 300 * (4_096 + 24), "log of \(walBytes) bytes after \(writes) writes")
+        // them it stays near the schedule's ceiling (four times the threshold, 256 frames), plus
+        // what arrives while a background checkpoint runs (more on a loaded machine).
+        #expect(walBytes < 2_000 * (4_096 + 24), "log of \(walBytes) bytes after \(writes) writes")
         // About one background checkpoint per threshold's worth of log (3,000 × 4 / 64), not one
         // every other commit.
         #expect(store.database.backgroundCheckpoints < writes / 8, "\(store.database.backgroundCheckpoints) checkpoints")

@@ -3,7 +3,8 @@
 // For each size (10k, 100k, 1M purchases by default) it fills a fresh database in the service's
 // own row format (purchases, their ledger rows and issuances, written through the store's own
 // writer in batches), then times a cached issueBadge asserting the tip on random purchases and
-// redemptions of fresh codes (BBS signing + a durable commit each, 2,500 per mode), and prints p50 / p99 / max.
+// redemptions of fresh codes (BBS signing + a durable commit each, 2,500 per mode), the sizes in
+// interleaved rounds, and prints p50 / p99 / max.
 // Then long ledgers (10, 1,000 and 10,000 rows): issueBadge asserting the tip, and asserting an
 // entry the service does not hold (answered with the complete history up to
 // Statement.completeHistoryLimit rows, past it one opening credit).
@@ -110,19 +111,30 @@ struct Setup {
     }
 }
 
-func purchases(sizes: [Int]) throws {
-    print("purchases   fill s   db MiB | cached issueBadge (tip) p50 / p99 / max ms | redemption p50 / p99 / max ms"
-          + " | redemption, checkpoint in the commit (SQLite's default, before)")
-    var redemptionP99: [Int: Double] = [:]
-    for size in sizes {
-        let setup = try Setup(name: "\(size)")
-        defer { setup.remove() }
-        // The timed purchases have real keys; the rest carry a unique key text of the same shape.
+/// One database of the purchases table: its timed purchases and codes, and the samples taken.
+/// Used by the benchmark's one thread only.
+final class SizedDatabase {
+    let size: Int
+    let setup: Setup
+    var keys: [Ed25519PrivateKey] = []
+    var tips: [LedgerEntry] = []
+    var codes: [String] = []
+    var fillNanoseconds: UInt64 = 0
+    var issueSamples: [UInt64] = []
+    var redeemSamples: [UInt64] = []
+    var baselineSamples: [UInt64] = []
+
+    init(size: Int) throws {
+        self.size = size
+        setup = try Setup(name: "\(size)")
+    }
+
+    /// Fills `size` purchases; the timed ones (up to 1,000, spread evenly) have real keys, the
+    /// rest carry a unique key text of the same shape.
+    func fill() throws {
         let sampled = min(size, 1_000)
-        var keys: [Ed25519PrivateKey] = []
-        var tips: [LedgerEntry] = []
         let batch = 10_000
-        let fill = try nanoseconds {
+        fillNanoseconds = try nanoseconds {
             var i = 0
             while i < size {
                 let end = min(size, i + batch)
@@ -146,42 +158,77 @@ func purchases(sizes: [Int]) throws {
         // writeback of a gigabyte would be timed with the first commits' syncs.
         try setup.store.database.checkpointCompletely()
         sync()
-        let admin = CodeAdmin(store: setup.store, clock: { setup.clock.now })
-        // 2,500 timed redemptions per mode: the p99 is the 25th slowest, not the 10th, so one
-        // neighbour's pause on this shared machine moves it less.
-        let codes = try (0..<5).flatMap { _ in try admin.create(badgeType: "supporter", months: 3, count: 1_000) }
-        var random = SystemRandomNumberGenerator()
-        for _ in 0..<200 { let k = Int.random(in: 0..<keys.count, using: &random); _ = setup.issue(keys[k], asserting: tips[k]) }
-        // Redemptions with SQLite's automatic checkpoint in the commit first (the baseline), on
-        // a second handle on the same file, then on the service's own handle (background checkpoints).
-        let baselineStore = try SQLiteBadgeStore(path: setup.path, checkpointPages: 0)
-        let baseline = BadgeService(store: baselineStore, issuer: setup.issuer, clock: { setup.clock.now })
-        func redeem(_ code: String, on service: BadgeService) -> UInt64 {
-            let key = Ed25519PrivateKey()
-            let body = RPCRequest(purchaseKey: key.publicKey.purchaseKeyText,
-                                  command: .redeemBadgeCode(masterKey: SecureRandom.bytes(32), code: code)).json.serialized()
-            return nanoseconds {
-                let out = service.handle(body: body, caller: .signer(key.publicKey))
-                guard case .badgeCredential(.some, _, _, _) = out.response else { fatalError("redemption failed: \(out.response)") }
-            }
+        let clock = setup.clock
+        let admin = CodeAdmin(store: setup.store, clock: { clock.now })
+        codes = try (0..<5).flatMap { _ in try admin.create(badgeType: "supporter", months: 3, count: 1_000) }
+        for _ in 0..<200 { issueOne() }
+    }
+
+    /// A cached issueBadge asserting the tip of a random timed purchase.
+    func issueOne() {
+        let k = Int.random(in: 0..<keys.count)
+        _ = setup.issue(keys[k], asserting: tips[k])
+    }
+
+    /// Redeems the next unused code on `service`; returns its time.
+    func redeemNext(on service: BadgeService) -> UInt64 {
+        let code = codes.removeLast()
+        let key = Ed25519PrivateKey()
+        let body = RPCRequest(purchaseKey: key.publicKey.purchaseKeyText,
+                              command: .redeemBadgeCode(masterKey: SecureRandom.bytes(32), code: code)).json.serialized()
+        return nanoseconds {
+            let out = service.handle(body: body, caller: .signer(key.publicKey))
+            guard case .badgeCredential(.some, _, _, _) = out.response else { fatalError("redemption failed: \(out.response)") }
         }
-        let baselineSamples = codes.prefix(codes.count / 2).map { redeem($0, on: baseline) }
-        var issueSamples: [UInt64] = []
-        for _ in 0..<5_000 {
-            let k = Int.random(in: 0..<keys.count, using: &random)
-            issueSamples.append(nanoseconds { _ = setup.issue(keys[k], asserting: tips[k]) })
+    }
+}
+
+/// The purchases table at each size. Every database is filled first; then the sizes are timed
+/// in interleaved rounds (each round: 500 cached issueBadge and 250 redemptions per size), so
+/// that a neighbour's burst on this shared machine lands on every size alike instead of on
+/// whichever was being timed (one size after the other, the same code measured 0.5 to 2.0).
+/// A database's background checkpoint ends before the next one is timed, as with one database.
+/// The baseline column (SQLite's checkpoint in the commit, on a second handle on the same file)
+/// is timed per size before the rounds: it is for comparison, not a target.
+func purchases(sizes: [Int]) throws {
+    let rounds = 10
+    let databases = try sizes.map { try SizedDatabase(size: $0) }
+    defer { for d in databases { d.setup.remove() } }
+    for d in databases {
+        try d.fill()
+        let baselineStore = try SQLiteBadgeStore(path: d.setup.path, checkpointPages: 0)
+        let clock = d.setup.clock
+        let baseline = BadgeService(store: baselineStore, issuer: d.setup.issuer, clock: { clock.now })
+        d.baselineSamples = (0..<(rounds * 250)).map { _ in d.redeemNext(on: baseline) }
+    }
+    print("load average before the rounds: \(loadAverage())")
+    for _ in 0..<rounds {
+        for d in databases {
+            for _ in 0..<500 { d.issueSamples.append(nanoseconds { d.issueOne() }) }
+            for _ in 0..<250 { d.redeemSamples.append(d.redeemNext(on: d.setup.service)) }
+            // Its background checkpoint ends before the next database is timed, on this core.
+            while d.setup.store.database.backgroundCheckpointRunning { usleep(1_000) }
         }
-        let redeemSamples = codes.suffix(codes.count - codes.count / 2).map { redeem($0, on: setup.service) }
-        redemptionP99[size] = quantile(redeemSamples, 0.99)
-        func row(_ samples: [UInt64]) -> String {
-            "\(ms(quantile(samples, 0.5))) / \(ms(quantile(samples, 0.99))) / \(ms(quantile(samples, 1)))"
-        }
-        print(String(format: "%9d %8.1f %8.1f |", size, Double(fill) / 1e9, Double(setup.databaseBytes) / 1_048_576)
-              + "   \(row(issueSamples))   |   \(row(redeemSamples))   |   \(row(baselineSamples))")
+    }
+    print("load average after the rounds: \(loadAverage())")
+    print("purchases   fill s   db MiB | cached issueBadge (tip) p50 / p99 / max ms | redemption p50 / p99 / max ms"
+          + " | redemption, checkpoint in the commit (SQLite's default, before)")
+    func row(_ samples: [UInt64]) -> String {
+        "\(ms(quantile(samples, 0.5))) / \(ms(quantile(samples, 0.99))) / \(ms(quantile(samples, 1)))"
+    }
+    var redemptionP99: [Int: Double] = [:]
+    for d in databases {
+        redemptionP99[d.size] = quantile(d.redeemSamples, 0.99)
+        print(String(format: "%9d %8.1f %8.1f |", d.size, Double(d.fillNanoseconds) / 1e9, Double(d.setup.databaseBytes) / 1_048_576)
+              + "   \(row(d.issueSamples))   |   \(row(d.redeemSamples))   |   \(row(d.baselineSamples))")
     }
     if let big = sizes.max(), let previous = sizes.filter({ $0 < big }).max(), let a = redemptionP99[big], let b = redemptionP99[previous] {
         print(String(format: "redemption p99 at %d / at %d purchases: %.2f (target <= 1.5)", big, previous, a / b))
     }
+}
+
+func loadAverage() -> String {
+    (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3).joined(separator: " ") ?? "?"
 }
 
 func longLedgers(lengths: [Int]) throws {
