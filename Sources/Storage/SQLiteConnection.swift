@@ -126,13 +126,14 @@ final class SQLiteConnection: SQLConnection {
         }, Unmanaged.passUnretained(checkpointer).toOpaque())
     }
 
-    /// Copies what it can of the log into the database file without waiting for readers or
-    /// the writer (`SQLITE_CHECKPOINT_PASSIVE`); returns the frames in the log and those now
-    /// copied.
-    func checkpointPassive() throws -> (log: Int32, copied: Int32) {
+    /// Copies what it can of the log into the database file of the connection `handle`, without
+    /// waiting for readers or the writer (`SQLITE_CHECKPOINT_PASSIVE`): the frames in the log and
+    /// those now copied, or nil when it could not run. Static: the writer's WAL hook has only the
+    /// handle.
+    static func checkpointPassive(_ handle: OpaquePointer) -> (log: Int32, copied: Int32)? {
         var log: Int32 = -1, copied: Int32 = -1
         let rc = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, &log, &copied)
-        guard rc == SQLITE_OK else { throw error(rc) }
+        guard rc == SQLITE_OK, log >= 0, copied >= 0 else { return nil }
         return (log, copied)
     }
 

@@ -23,7 +23,7 @@ public final class SQLiteDatabase: @unchecked Sendable {
     /// WAL pages (16 MiB) past which a commit has the log checkpointed in the background. Four
     /// times SQLite's own automatic threshold: each cycle ends with one commit that waits for the
     /// writer's catch-up (``CheckpointSchedule``), and at 1,000 pages that was over 1% of the
-    /// redemptions in bench/scale, which put it in their p99 (4 ms against 1.3–2.9 ms).
+    /// redemptions in bench/scale, which put it in their p99 (3.7–4.6 ms against 1.3–2.8 ms).
     public static let defaultCheckpointPages: Int32 = 4_000
 
     public let path: String

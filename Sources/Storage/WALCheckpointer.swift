@@ -16,7 +16,6 @@ import Locking
 /// `@unchecked Sendable`: its mutable state is inside `state`; `queue` is serial.
 final class WALCheckpointer: @unchecked Sendable {
     let path: String
-    let pages: Int32
     private let busyTimeoutMilliseconds: Int32
     private let queue = DispatchQueue(label: "badge-service.wal-checkpoint", qos: .utility)
     private let state: LockedValueBox<State>
@@ -30,9 +29,8 @@ final class WALCheckpointer: @unchecked Sendable {
 
     init(path: String, pages: Int32, busyTimeoutMilliseconds: Int32) {
         self.path = path
-        self.pages = max(1, pages)
         self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
-        state = LockedValueBox(State(schedule: CheckpointSchedule(threshold: max(1, pages))))
+        state = LockedValueBox(State(schedule: CheckpointSchedule(threshold: pages)))
     }
 
     /// Background checkpoints run so far (each may have copied all, some or none of the log).
@@ -54,13 +52,13 @@ final class WALCheckpointer: @unchecked Sendable {
         case .background:
             queue.async { self.checkpoint() }
         case .catchUp:
-            // Few frames (``CheckpointSchedule/catchUpFrames``), on the writer and after its
-            // commit; a failure leaves the log as it was, and the next background one retries.
-            var log: Int32 = -1, copied: Int32 = -1
-            let rc = sqlite3_wal_checkpoint_v2(writer, nil, SQLITE_CHECKPOINT_PASSIVE, &log, &copied)
+            // Few frames (at most ``CheckpointSchedule/catchUpFrames`` unless the log passed its
+            // ceiling), on the writer and after its commit; a failure leaves the log as it was,
+            // and a later background checkpoint tries again.
+            let result = SQLiteConnection.checkpointPassive(writer)
             state.withLock {
                 $0.catchUps += 1
-                $0.schedule.caughtUp(logFrames: rc == SQLITE_OK && log >= 0 ? log : nil)
+                $0.schedule.caughtUp(logFrames: result?.log)
             }
         }
     }
@@ -84,7 +82,7 @@ final class WALCheckpointer: @unchecked Sendable {
         // shutdown from taking the database out of WAL mode.
         do {
             let conn = try SQLiteConnection(path: path, readOnly: false, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
-            result = try conn.checkpointPassive()
+            result = SQLiteConnection.checkpointPassive(conn.handle)
         } catch {
             // Nothing is lost: the log keeps the commits, and a later commit tries again.
         }
