@@ -321,6 +321,48 @@ import Testing
         for i in stride(from: 0, to: writes, by: 250) { #expect(try store.read { try $0.purchase(key: "K\(i)") } != nil) }
     }
 
+    /// A read that stays open holds the log: no checkpoint can copy past it, so the log grows.
+    /// Background checkpoints are then tried once per quarter-threshold of growth, not at every
+    /// commit, and once the read ends the log starts over instead of growing on.
+    @Test func aLongReadHoldsTheLogUntilItEndsWithoutACheckpointAtEveryCommit() throws {
+        let path = dir.file("held.sqlite")
+        let store = try SQLiteBadgeStore(path: path, checkpointPages: 64)
+        func insert(_ range: Range<Int>) throws {
+            for i in range {
+                _ = try store.write { try $0.insertPurchase(key: "K\(i)", masterKey: Array(repeating: UInt8(i & 0xff), count: 3_000), badgeType: .supporter, at: Timestamp(seconds: 0)) }
+            }
+        }
+        try insert(0..<10)
+        let reading = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
+        Thread {
+            _ = try? store.read { r in
+                _ = try r.purchase(key: "K0")   // the read transaction's snapshot is taken here
+                reading.signal()
+                release.wait()
+            }
+            done.signal()
+        }.start()
+        defer { release.signal() }   // a failed step does not leave the reader held
+        reading.wait()
+        try insert(10..<1_010)
+        let held = try #require(fileSize(path + "-wal"))
+        // About 4,000 frames were written behind the read. At most one background checkpoint per
+        // regrowth (16 frames at this threshold); the old schedule ran one every other commit.
+        #expect(held > 3_000 * 4_096, "log of \(held) bytes while the read held it")
+        let frames = held / (4_096 + 24)
+        #expect(store.database.backgroundCheckpoints <= frames / 16 + 2,
+                "\(store.database.backgroundCheckpoints) checkpoints for \(frames) frames")
+        release.signal()
+        done.wait()
+        try insert(1_010..<2_010)
+        let after = try #require(fileSize(path + "-wal"))
+        // Restarted: the next 1,000 writes (about 4,000 frames) reuse the file instead of
+        // appending to it; what they may append is what arrives while the first background
+        // checkpoint after the read copies the held log.
+        #expect(after < held + 1_500 * (4_096 + 24), "log of \(after) bytes after the read, \(held) while held")
+        #expect(try store.read { try $0.purchase(key: "K2009") } != nil)
+    }
+
     private func fileSize(_ path: String) -> Int? {
         (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
     }
