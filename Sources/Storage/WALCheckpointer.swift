@@ -7,8 +7,8 @@ import Locking
 /// SQLite's automatic checkpoint runs inside the COMMIT that crosses 1,000 WAL pages, on the
 /// writer and under the write lock, so that one request (and every write queued behind it)
 /// waits for the database file to be written and synced: the stall seen at a million
-/// purchases (issue 17). The writer's hook only notes the log's size instead, and past
-/// `pages` a passive checkpoint runs on a queue of its own, on a connection of its own,
+/// purchases (issue 17). The writer's hook notes the log's size instead, and past the
+/// threshold a passive checkpoint runs on a queue of its own, on a connection of its own,
 /// beside the writer and the readers (a passive checkpoint never waits for either). What
 /// arrived meanwhile the writer copies after a later commit, so the log can start over
 /// (``CheckpointSchedule`` decides which).
