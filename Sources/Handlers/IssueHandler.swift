@@ -41,9 +41,13 @@ extension BadgeService {
     /// read transaction.
     private static func issueRead(_ r: any StoreReader, key: Ed25519PublicKey,
                                   balance: Balance) throws -> (PurchaseRecord, SubscriptionFunding?, IssueSnapshot?) {
-        guard let purchase = try r.purchase(key: key.purchaseKeyText) else { throw BadgeServiceError.unknownPurchaseKey }
-        if let funding = try r.subscriptionFunding(purchaseId: purchase.id) { return (purchase, funding, nil) }
-        return (purchase, nil, try IssueSnapshot(r, purchase: purchase, asserting: balance))
+        guard let view = try r.issueView(purchaseKey: key.purchaseKeyText, asserting: balance.lastEntry.entryId,
+                                         completeHistoryLimit: Statement.completeHistoryLimit) else {
+            throw BadgeServiceError.unknownPurchaseKey
+        }
+        if let funding = view.funding { return (view.purchase, funding, nil) }
+        guard let tail = view.tail else { throw StorageError.corrupt("the issue view of purchase \(view.purchase.id) has no ledger") }
+        return (view.purchase, nil, IssueSnapshot(tail: tail, latest: view.latestIssuance, pausedSince: view.pausedSince))
     }
 
     /// What `snapshot` calls for now: the lapse that heals the ledger, the month due.
@@ -87,6 +91,12 @@ private struct IssueSnapshot {
     let tail: LedgerTail
     let latest: IssuanceRecord?
     let pausedSince: Timestamp?
+
+    init(tail: LedgerTail, latest: IssuanceRecord?, pausedSince: Timestamp?) {
+        self.tail = tail
+        self.latest = latest
+        self.pausedSince = pausedSince
+    }
 
     /// Read in `r`'s transaction, for the purchase's ledger from the entry `balance` asserts.
     init(_ r: any StoreReader, purchase: PurchaseRecord, asserting balance: Balance) throws {

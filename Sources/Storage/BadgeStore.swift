@@ -36,6 +36,12 @@ public protocol StoreReader {
     func ledgerTail(purchaseId: Int64, asserting assertedEntryId: String?, completeHistoryLimit: Int) throws -> LedgerTail
     /// The issuance whose period ends last, if any.
     func latestIssuance(purchaseId: Int64) throws -> IssuanceRecord?
+    /// What `issueBadge` reads of the purchase with key `purchaseKey`, or nil when there is none:
+    /// the same as ``purchase(key:)``, ``subscriptionFunding(purchaseId:)`` and, unless a
+    /// subscription funds it, ``ledgerTail(purchaseId:asserting:completeHistoryLimit:)``,
+    /// ``latestIssuance(purchaseId:)`` and ``pausedSince(purchaseId:)`` together (two statements on
+    /// SQL, where those took up to seven: issue 17).
+    func issueView(purchaseKey: String, asserting assertedEntryId: String?, completeHistoryLimit: Int) throws -> IssueView?
     func code(hash: [UInt8]) throws -> CodeRecord?
     /// Every code, newest first.
     func codes() throws -> [CodeRecord]

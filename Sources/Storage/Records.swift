@@ -1,4 +1,5 @@
 import BadgeCore
+import Ledger
 
 /// A purchase: the badge a purchase key holds.
 public struct PurchaseRecord: Hashable, Sendable {
@@ -152,5 +153,25 @@ public struct InvoiceRecord: Hashable, Sendable {
         self.expiresAt = expiresAt
         self.paidAt = paidAt
         self.paymentRef = paymentRef
+    }
+}
+
+/// A purchase as `issueBadge` reads it (``StoreReader/issueView(purchaseKey:asserting:completeHistoryLimit:)``).
+public struct IssueView: Hashable, Sendable {
+    public var purchase: PurchaseRecord
+    /// The subscription that funds (or funded) the purchase; with one, the ledger is not read.
+    public var funding: SubscriptionFunding?
+    /// The end of the ledger the assertion needs; nil when `funding` is set.
+    public var tail: LedgerTail?
+    public var latestIssuance: IssuanceRecord?
+    public var pausedSince: Timestamp?
+
+    public init(purchase: PurchaseRecord, funding: SubscriptionFunding?, tail: LedgerTail?, latestIssuance: IssuanceRecord?,
+                pausedSince: Timestamp?) {
+        self.purchase = purchase
+        self.funding = funding
+        self.tail = tail
+        self.latestIssuance = latestIssuance
+        self.pausedSince = pausedSince
     }
 }

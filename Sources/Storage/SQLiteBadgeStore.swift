@@ -1,6 +1,37 @@
 import BadgeCore
 import Ledger
 
+/// The columns `LedgerRowCoding.entry` reads, in its order.
+private let ledgerRowColumns = """
+    entry_id, change_months, balance_months, balance_start_ts, balance_anchor_ts, balance_badge_type,
+    was_paused_since, created_at, entry_kind, entry_reason, invoice_id, charge_id, other_purchase_key
+    """
+
+/// The rows of a ledger from a `seq` on, built once rather than interpolated per call (issue 17).
+private let ledgerTailSQL = "SELECT \(ledgerRowColumns) FROM badge_ledger WHERE purchase_id = ? AND seq >= ? ORDER BY seq"
+/// `issueView`'s first statement: the purchase (columns 0–4, as `purchaseRecord` reads them), its
+/// funding (5–6), pause (7), the ledger's last `seq` (8), the asserted entry's `seq` (9, the
+/// purchase must match) and the latest issuance (10–16, as `latestIssuance` orders them): what
+/// took six statements. Bound: the asserted entry id (or NULL), then the purchase key.
+private let issueViewSQL = """
+    SELECT p.purchase_id, p.purchase_key, p.master_key, p.badge_type, p.created_at,
+           f.subscription_id, f.moved_away_at,
+           (SELECT paused_since FROM badge_pauses WHERE purchase_id = p.purchase_id),
+           (SELECT MAX(seq) FROM badge_ledger WHERE purchase_id = p.purchase_id),
+           (SELECT seq FROM badge_ledger WHERE entry_id = ? AND purchase_id = p.purchase_id),
+           i.entry_id, i.badge_type, i.period_start, i.period_end, i.expiry, i.key_index, i.signature
+    FROM badge_purchases p
+    LEFT JOIN badge_subscription_funding f ON f.purchase_id = p.purchase_id
+    LEFT JOIN badge_issuances i ON i.entry_id = (SELECT entry_id FROM badge_issuances WHERE purchase_id = p.purchase_id
+                                                 ORDER BY period_end DESC LIMIT 1)
+    WHERE p.purchase_key = ?
+    """
+/// The ledger's last `seq` (see `ledgerCount`) and the asserted entry's, in one row.
+private let ledgerCountAndAssertedSQL = """
+    SELECT (SELECT MAX(seq) FROM badge_ledger WHERE purchase_id = ?),
+           (SELECT seq FROM badge_ledger WHERE entry_id = ? AND purchase_id = ?)
+    """
+
 /// ``BadgeStore`` on the embedded SQLite database.
 public final class SQLiteBadgeStore: BadgeStore {
     public let database: SQLiteDatabase
@@ -134,33 +165,57 @@ struct SQLStoreTransaction<Connection: SQLConnection>: StoreWriter {
 
     // MARK: ledger
 
-    private static var ledgerColumns: String {
-        """
-        entry_id, change_months, balance_months, balance_start_ts, balance_anchor_ts, balance_badge_type,
-        was_paused_since, created_at, entry_kind, entry_reason, invoice_id, charge_id, other_purchase_key
-        """
-    }
-
     func ledger(purchaseId: Int64) throws -> [LedgerEntry] {
-        try conn.query("SELECT \(Self.ledgerColumns) FROM badge_ledger WHERE purchase_id = ? ORDER BY seq",
+        try conn.query("SELECT \(ledgerRowColumns) FROM badge_ledger WHERE purchase_id = ? ORDER BY seq",
                        [.integer(purchaseId)]).map(LedgerRowCoding.entry)
     }
 
     func ledgerTail(purchaseId: Int64, asserting assertedEntryId: String?, completeHistoryLimit: Int) throws -> LedgerTail {
-        let count = try ledgerCount(purchaseId: purchaseId)
-        // entry_id is UNIQUE (its own index); the purchase must match, or the entry is not ours.
-        let asserted = try assertedEntryId.flatMap { id in
-            try conn.query("SELECT seq FROM badge_ledger WHERE entry_id = ? AND purchase_id = ?",
-                           [.text(id), .integer(purchaseId)]).first?.int(0)
+        let count: Int, asserted: Int64?
+        if let assertedEntryId {
+            // One statement for both seeks. entry_id is UNIQUE (its own index); the purchase must
+            // match, or the entry is not ours.
+            let row = try conn.query(ledgerCountAndAssertedSQL, [.integer(purchaseId), .text(assertedEntryId), .integer(purchaseId)]).first
+            count = Int(try row?.optionalInt(0) ?? 0)
+            asserted = try row?.optionalInt(1)
+        } else {
+            count = try ledgerCount(purchaseId: purchaseId)
+            asserted = nil
         }
-        let first = LedgerTail.firstPosition(count: count, assertedPosition: asserted.map { Int($0) },
+        return try ledgerTail(purchaseId: purchaseId, count: count, assertedPosition: asserted, completeHistoryLimit: completeHistoryLimit)
+    }
+
+    /// The rows from the position the assertion calls for, once the ledger's length and the
+    /// asserted entry's position are known.
+    private func ledgerTail(purchaseId: Int64, count: Int, assertedPosition: Int64?, completeHistoryLimit: Int) throws -> LedgerTail {
+        let first = LedgerTail.firstPosition(count: count, assertedPosition: assertedPosition.map { Int($0) },
                                              completeHistoryLimit: completeHistoryLimit)
-        let rows = try conn.query("SELECT \(Self.ledgerColumns) FROM badge_ledger WHERE purchase_id = ? AND seq >= ? ORDER BY seq",
-                                  [.integer(purchaseId), .integer(Int64(first))]).map(LedgerRowCoding.entry)
+        let rows = try conn.query(ledgerTailSQL, [.integer(purchaseId), .integer(Int64(first))]).map(LedgerRowCoding.entry)
         guard rows.count == max(0, count - first + 1) else {
             throw StorageError.corrupt("ledger of purchase \(purchaseId) is not numbered 1…\(count)")
         }
         return LedgerTail(count: count, rows: rows)
+    }
+
+    func issueView(purchaseKey: String, asserting assertedEntryId: String?, completeHistoryLimit: Int) throws -> IssueView? {
+        guard let r = try conn.query(issueViewSQL, [assertedEntryId.map { .text($0) } ?? .null, .text(purchaseKey)]).first else {
+            return nil
+        }
+        let purchase = try purchaseRecord(r)
+        if let subscriptionId = try r.optionalInt(5) {
+            let funding = SubscriptionFunding(purchaseId: purchase.id, subscriptionId: subscriptionId,
+                                              movedAwayAt: try r.optionalInt(6).map { Timestamp(seconds: $0) })
+            return IssueView(purchase: purchase, funding: funding, tail: nil, latestIssuance: nil, pausedSince: nil)
+        }
+        let latest = try r.optionalText(10).map { entryId in
+            IssuanceRecord(entryId: entryId, purchaseId: purchase.id, badgeType: BadgeType(try r.text(11)),
+                           periodStart: Timestamp(seconds: try r.int(12)), periodEnd: Timestamp(seconds: try r.int(13)),
+                           expiry: Timestamp(seconds: try r.int(14)), keyIndex: Int(try r.int(15)), signature: try r.blob(16))
+        }
+        let tail = try ledgerTail(purchaseId: purchase.id, count: Int(try r.optionalInt(8) ?? 0), assertedPosition: try r.optionalInt(9),
+                                  completeHistoryLimit: completeHistoryLimit)
+        return IssueView(purchase: purchase, funding: nil, tail: tail, latestIssuance: latest,
+                         pausedSince: try r.optionalInt(7).map { Timestamp(seconds: $0) })
     }
 
     /// Rows in the purchase's ledger: its last `seq`, since `appendLedger` numbers rows 1, 2, …

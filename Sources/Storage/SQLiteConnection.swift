@@ -6,7 +6,7 @@ private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 /// One SQLite connection. Not thread-safe: ``SQLiteDatabase`` hands each one to one thread at a time.
 final class SQLiteConnection: SQLConnection {
     let handle: OpaquePointer
-    private var statements: [String: OpaquePointer] = [:]
+    private var statements: [StatementKey: OpaquePointer] = [:]
 
     /// Opens `path`. SQLite opens a file it may not write read-only even when asked for
     /// read-write; such a connection leaves the journal mode as it is (its writes fail, which
@@ -138,16 +138,32 @@ final class SQLiteConnection: SQLConnection {
     }
 
     private func prepared(_ sql: String) throws -> OpaquePointer {
-        if let stmt = statements[sql] { return stmt }
+        let key = StatementKey(sql: sql)
+        if let stmt = statements[key] { return stmt }
         var stmt: OpaquePointer?
         let rc = sqlite3_prepare_v2(handle, sql, -1, &stmt, nil)
         guard rc == SQLITE_OK, let stmt else { throw error(rc) }
-        statements[sql] = stmt
+        statements[key] = stmt
         return stmt
     }
 
     /// `rc` is an extended result code (enabled at open).
     private func error(_ rc: Int32) -> StorageError {
         StorageError.classify(extended: rc, message: String(cString: sqlite3_errmsg(handle)))
+    }
+}
+
+/// The prepared-statement cache's key: hashed by the text's length and last 32 bytes, compared
+/// whole. The statements are long and share their heads ("SELECT entry_id, …"); hashing every
+/// byte cost about 1,000 instructions a statement, nine statements a cached `issueBadge` (issue 17).
+private struct StatementKey: Hashable {
+    let sql: String
+
+    func hash(into hasher: inout Hasher) {
+        var sql = sql
+        sql.withUTF8 { bytes in
+            hasher.combine(bytes.count)
+            hasher.combine(bytes: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[max(0, bytes.count - 32)...]))
+        }
     }
 }

@@ -148,6 +148,62 @@ import Testing
         #expect(try store.read { try $0.ledgerTail(purchaseId: p.id, asserting: nil, completeHistoryLimit: 0) }.count == 13)
     }
 
+    /// `issueBadge`'s combined read holds what the separate reads hold, for every assertion and
+    /// limit, with and without issuances, a pause or a funding subscription.
+    @Test(arguments: StoreBackend.allCases) func issueViewReadsWhatTheSeparateReadsRead(_ backend: StoreBackend) throws {
+        let store = try backend.makeStore(in: dir)
+        let p = try store.write { try $0.insertPurchase(key: "K", masterKey: [1, 2, 3], badgeType: .legend, at: t0) }
+        let other = try store.write { try $0.insertPurchase(key: "L", masterKey: [2], badgeType: .supporter, at: t0) }
+        let bare = try store.write { try $0.insertPurchase(key: "M", masterKey: [3], badgeType: .supporter, at: t0) }
+        let funded = try store.write { try $0.insertPurchase(key: "N", masterKey: [4], badgeType: .supporter, at: t0) }
+        let rows = (1...12).map { i in entry("e\(i)", change: i == 1 ? 12 : -1, balance: i == 1 ? 12 : 13 - i,
+                                            type: i == 1 ? .credit(.support) : .debit(.badge), at: t0.adding(seconds: Int64(i))) }
+        try store.write { try $0.appendLedger(purchaseId: p.id, expectedCount: 0, entries: rows) }
+        try store.write { try $0.appendLedger(purchaseId: other.id, expectedCount: 0, entries: [entry("x1", change: 1, balance: 1, type: .credit(.code), at: t0)]) }
+        func issuance(_ entryId: String, ending end: Int64) -> IssuanceRecord {
+            IssuanceRecord(entryId: entryId, purchaseId: p.id, badgeType: .legend, periodStart: t0.adding(seconds: end - 10),
+                           periodEnd: t0.adding(seconds: end), expiry: t0.adding(seconds: end + 10), keyIndex: 2,
+                           signature: [UInt8](repeating: 7, count: 80))
+        }
+        let subscription = try store.write { try $0.insertSubscription(store: "apple", reference: "1000") }
+        try store.write { w in
+            // Inserted out of period order: the latest is the one whose period ends last.
+            try w.insertIssuance(issuance("e3", ending: 300))
+            try w.insertIssuance(issuance("e2", ending: 200))
+            try w.setPause(purchaseId: p.id, since: t0.adding(seconds: 400))
+            try w.insertSubscriptionFunding(SubscriptionFunding(purchaseId: funded.id, subscriptionId: subscription.id))
+            _ = try w.markSubscriptionMovedAway(purchaseId: funded.id, at: t0)
+        }
+        func separately(_ key: String, _ asserted: String?, _ limit: Int) throws -> IssueView? {
+            try store.read { r in
+                guard let purchase = try r.purchase(key: key) else { return nil }
+                if let funding = try r.subscriptionFunding(purchaseId: purchase.id) {
+                    return IssueView(purchase: purchase, funding: funding, tail: nil, latestIssuance: nil, pausedSince: nil)
+                }
+                return IssueView(purchase: purchase, funding: nil,
+                                 tail: try r.ledgerTail(purchaseId: purchase.id, asserting: asserted, completeHistoryLimit: limit),
+                                 latestIssuance: try r.latestIssuance(purchaseId: purchase.id), pausedSince: try r.pausedSince(purchaseId: purchase.id))
+            }
+        }
+        for key in ["K", "L", "M", "N", "absent"] {
+            for limit in [0, 5, 100] {
+                for asserted in [nil, "x1", "absent"] + rows.map(\.entryId) {
+                    let view = try store.read { try $0.issueView(purchaseKey: key, asserting: asserted, completeHistoryLimit: limit) }
+                    #expect(view == (try separately(key, asserted, limit)), "\(key), limit \(limit), asserted \(asserted ?? "-")")
+                }
+            }
+        }
+        // What the comparison rests on: each case holds what it is meant to.
+        let full = try #require(try store.read { try $0.issueView(purchaseKey: "K", asserting: "e12", completeHistoryLimit: 0) })
+        #expect(full.purchase == p && full.tail?.count == 12 && full.tail?.rows.map(\.entryId) == ["e12"])
+        #expect(full.latestIssuance == issuance("e3", ending: 300) && full.pausedSince == t0.adding(seconds: 400))
+        let empty = try #require(try store.read { try $0.issueView(purchaseKey: "M", asserting: nil, completeHistoryLimit: 0) })
+        #expect(empty.purchase == bare && empty.tail == LedgerTail(count: 0, rows: []) && empty.latestIssuance == nil && empty.pausedSince == nil)
+        let fund = try #require(try store.read { try $0.issueView(purchaseKey: "N", asserting: nil, completeHistoryLimit: 0) })
+        #expect(fund.funding == SubscriptionFunding(purchaseId: funded.id, subscriptionId: subscription.id, movedAwayAt: t0) && fund.tail == nil)
+        #expect(try store.read { try $0.issueView(purchaseKey: "absent", asserting: "e1", completeHistoryLimit: 0) } == nil)
+    }
+
     @Test(arguments: StoreBackend.allCases) func ledgerAppendIsConditionalOnTheTip(_ backend: StoreBackend) throws {
         let store = try backend.makeStore(in: dir)
         let p = try store.write { try $0.insertPurchase(key: "K", masterKey: [1], badgeType: .supporter, at: t0) }
