@@ -11,7 +11,13 @@ public enum RFC3339 {
     /// Parses `text`, returning the instant it names (a leap second reads as the next
     /// second's start, the only instant a POSIX clock can represent), or nil when malformed.
     public static func parse(_ text: String) -> Timestamp? {
-        let b = Array(text.utf8)
+        // Read in place: a copy of the text into an array cost an allocation a timestamp, seven
+        // a signed issueBadge (issue 17).
+        var text = text
+        return text.withUTF8(parse(bytes:))
+    }
+
+    private static func parse(bytes b: UnsafeBufferPointer<UInt8>) -> Timestamp? {
         var i = 0
         func digits(_ n: Int) -> Int? {
             guard i + n <= b.count else { return nil }
@@ -24,13 +30,13 @@ public enum RFC3339 {
             i += n
             return v
         }
-        func expect(_ c: UInt8...) -> Bool {
-            guard i < b.count, c.contains(b[i]) else { return false }
+        func expect(_ c: UInt8, or other: UInt8? = nil) -> Bool {
+            guard i < b.count, b[i] == c || b[i] == other else { return false }
             i += 1
             return true
         }
         guard let year = digits(4), expect(0x2D), let month = digits(2), expect(0x2D), let day = digits(2),
-              expect(0x54, 0x74), let hour = digits(2), expect(0x3A), let minute = digits(2), expect(0x3A),
+              expect(0x54, or: 0x74), let hour = digits(2), expect(0x3A), let minute = digits(2), expect(0x3A),
               let second = digits(2)
         else { return nil }
         guard (1...12).contains(month), day >= 1, day <= CivilDate.daysIn(year: year, month: month),
