@@ -6,7 +6,7 @@ import TestSupport
 import Testing
 
 /// The App Store Server API bearer token, read back by PyJWT (an independent JWT library).
-@Suite(.timeLimit(.minutes(2))) struct AppStoreAPIKeyTests {
+@Suite(.timeLimit(.minutes(5))) struct AppStoreAPIKeyTests {
     @Test func theTokenVerifiesWithThePublicKeyAndCarriesTheClaimsAppleRequires() throws {
         let directory = TemporaryDirectory()
         try PeerPython.run(script: "appstore_peer.py", arguments: ["apikey", directory.path])

@@ -7,7 +7,7 @@ import Testing
 
 /// App Store Server Notifications V2 verified with the purchase path's chain code: signed data
 /// made by the test PKI (Tests/Peers/appstore_peer.py), forgeries made by a second one.
-@Suite(.timeLimit(.minutes(3))) struct AppStoreNotificationTests {
+@Suite(.timeLimit(.minutes(5))) struct AppStoreNotificationTests {
     static let bundle = "chat.simplex.badges.test"
     static let ms = Int(Date().timeIntervalSince1970) * 1000
 

@@ -9,7 +9,7 @@ import Testing
 /// the bearer token as PyJWT checks it, production then sandbox, and every answer in the spec's
 /// class for a subscription's status (timeouts, the cap, Retry-After). The fake starts, and calls
 /// that may wait, run on threads of their own, never holding one of the test pool's few threads.
-@Suite(.timeLimit(.minutes(3))) struct AppStoreServerAPITests {
+@Suite(.timeLimit(.minutes(5))) struct AppStoreServerAPITests {
     let fake: FakeAppStore
 
     init() async throws { fake = try await onOwnThread { try FakeAppStore() } }

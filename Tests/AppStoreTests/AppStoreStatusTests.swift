@@ -7,7 +7,7 @@ import Testing
 
 /// Get All Subscription Statuses answers classified as the spec's App Store list says for a
 /// subscription's status; signed data made by the test PKI (Tests/Peers/appstore_peer.py).
-@Suite(.timeLimit(.minutes(3))) struct AppStoreStatusTests {
+@Suite(.timeLimit(.minutes(5))) struct AppStoreStatusTests {
     static let bundle = "chat.simplex.badges.test"
     static let original = "2000000700000001"
     static let now = Timestamp(seconds: Int64(Date().timeIntervalSince1970))

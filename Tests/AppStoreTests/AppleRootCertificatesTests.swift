@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// `[apple] root_certificates` files: DER or PEM, one or more certificates each.
-@Suite(.timeLimit(.minutes(2))) struct AppleRootCertificatesTests {
+@Suite(.timeLimit(.minutes(5))) struct AppleRootCertificatesTests {
     @Test func derAndPEMOfTheSameRootReadTheSameAndGarbageNamesTheFile() throws {
         let directory = TemporaryDirectory()
         try PeerPython.run(script: "appstore_peer.py", arguments: ["pki", directory.url.path])

@@ -8,7 +8,7 @@ import Testing
 
 /// What `serve` deploys for `[apple]`: the subscription store only with the App Store Server API
 /// key, built on the section's URLs and limits; a key file that is no key stops it in one line.
-@Suite(.timeLimit(.minutes(2))) struct AppStoreSetupTests {
+@Suite(.timeLimit(.minutes(5))) struct AppStoreSetupTests {
     @Test func theSubscriptionStoreIsDeployedWithTheAPIKeyOnly() async throws {
         // The fake starts on a thread of its own, never holding one of the test pool's few threads.
         let fake = try await onOwnThread { try FakeAppStore() }

@@ -8,7 +8,7 @@ import Testing
 /// The Pub/Sub push authentication of `POST /webhooks/google`: OIDC tokens made by google-auth's
 /// own signer (Tests/Peers/google_auth_peer.py), keys served as a JWKS by ``FakeGoogle`` on
 /// 127.0.0.1, which also plays the JWKS failing.
-@Suite(.serialized, .timeLimit(.minutes(3))) struct PushAuthenticationTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct PushAuthenticationTests {
     static let audience = "https://badges.example/webhooks/google"
     static let email = "pubsub-push@badge-test.iam.gserviceaccount.com"
     static let route = "/oauth2/v3/certs"
@@ -134,7 +134,8 @@ import Testing
             for (name, answer) in [("5xx", FakeGoogle.Answer.json(503, "busy")), ("garbage", .json(200, "<html>")),
                                    ("no RSA key", .json(200, #"{"keys":[{"kty":"EC","kid":"k-2"}]}"#)),
                                    ("over the cap", .json(200, String(repeating: " ", count: 70 * 1024) + newJWKS)),
-                                   ("slow", .json(200, newJWKS, delay: 2))] {
+                                   // 4 s, so the answer cannot race the 1 s timeout (or its 2 s backstop) on a loaded machine; 2 s left it 1 s.
+                                   ("slow", .json(200, newJWKS, delay: 4))] {
                 fake.script("GET", Self.route, answer)
                 let fetches = push.keys.fetches
                 guard case .unavailable? = Self.verdict(push, rotated, now: t) else {

@@ -3,7 +3,7 @@ import HTTPServer
 import Testing
 
 /// G. Expect: 100-continue against a real server (RFC 9110 §10.1.1).
-@Suite(.timeLimit(.minutes(2))) struct ExpectContinueProbes {
+@Suite(.timeLimit(.minutes(5))) struct ExpectContinueProbes {
     static let head = "POST /v1/echo HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: 2\r\nExpect: 100-continue\r\n\r\n"
 
     /// G01: interim 100, then the body, then exactly one final response; the connection stays open.

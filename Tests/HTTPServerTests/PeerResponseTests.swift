@@ -6,7 +6,7 @@ import TestSupport
 /// I07 with an independent parser: responses captured from a live server are parsed by h11
 /// (PyPI, client role), which must accept each one and see the same status, body length and
 /// no body where none is allowed.
-@Suite(.timeLimit(.minutes(3))) struct PeerResponseTests {
+@Suite(.timeLimit(.minutes(5))) struct PeerResponseTests {
     struct Case {
         let method: String
         let version: String

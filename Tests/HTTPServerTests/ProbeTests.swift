@@ -82,7 +82,7 @@ private func chunked(_ body: String, fields: String = "") -> String {
 }
 
 /// A. Baseline, keep-alive, pipelining, HEAD.
-@Suite(.timeLimit(.minutes(2))) struct BaselineProbes {
+@Suite(.timeLimit(.minutes(5))) struct BaselineProbes {
     static let cases: [Probe] = [
         probe("A01-get", get, [200], close: false, bodies: [0: "ok\n"]),
         probe("A03-pipelined", get + get + "GET /healthz HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n", [200, 200, 200], close: true),
@@ -119,7 +119,7 @@ private func chunked(_ body: String, fields: String = "") -> String {
 }
 
 /// B. Request-line, method, version, target.
-@Suite(.timeLimit(.minutes(2))) struct RequestLineProbes {
+@Suite(.timeLimit(.minutes(5))) struct RequestLineProbes {
     static let cases: [Probe] = [
         probe("B01-lowercase-method", "get /healthz HTTP/1.1\r\nHost: t\r\n\r\n", [501], close: true),
         probe("B02-trace", "TRACE /healthz HTTP/1.1\r\nHost: t\r\n\r\n", [501], close: true),
@@ -159,7 +159,7 @@ private func chunked(_ body: String, fields: String = "") -> String {
 }
 
 /// C. Header-field syntax, Host, limits.
-@Suite(.timeLimit(.minutes(2))) struct HeaderProbes {
+@Suite(.timeLimit(.minutes(5))) struct HeaderProbes {
     static func fields(_ text: String) -> String { "GET /healthz HTTP/1.1\r\nHost: t\r\n\(text)\r\n" }
 
     static let cases: [Probe] = [
@@ -200,7 +200,7 @@ private func chunked(_ body: String, fields: String = "") -> String {
 }
 
 /// D. Content-Length framing.
-@Suite(.timeLimit(.minutes(2))) struct ContentLengthProbes {
+@Suite(.timeLimit(.minutes(5))) struct ContentLengthProbes {
     static let cases: [Probe] = [
         probe("D01-exact-body", post("Content-Length: 2\r\n", "{}"), [200], close: false, bodies: [0: "{}"]),
         probe("D02-body-on-get", "GET /healthz HTTP/1.1\r\nHost: t\r\nContent-Length: 3\r\n\r\nabc", [200], close: false),
@@ -228,7 +228,7 @@ private func chunked(_ body: String, fields: String = "") -> String {
 }
 
 /// E. Transfer-Encoding and CL/TE smuggling.
-@Suite(.timeLimit(.minutes(2))) struct TransferEncodingProbes {
+@Suite(.timeLimit(.minutes(5))) struct TransferEncodingProbes {
     static let body = "2\r\n{}\r\n0\r\n\r\n"
 
     static let cases: [Probe] = [
@@ -261,7 +261,7 @@ private func chunked(_ body: String, fields: String = "") -> String {
 }
 
 /// F. Chunked body syntax.
-@Suite(.timeLimit(.minutes(2))) struct ChunkedProbes {
+@Suite(.timeLimit(.minutes(5))) struct ChunkedProbes {
     static let cases: [Probe] = [
         probe("F01-extensions", chunked("2;a=b;c=\"d e\"\r\n{}\r\n0;last\r\n\r\n"), [200], close: false, bodies: [0: "{}"]),
         probe("F02-hex-case", chunked("a\r\n0123456789\r\nA\r\n0123456789\r\n0\r\n\r\n"), [200], close: false),
@@ -296,7 +296,7 @@ private func chunked(_ body: String, fields: String = "") -> String {
 }
 
 /// H. Garbage (idle and incomplete connections are in TimingProbeTests).
-@Suite(.timeLimit(.minutes(2))) struct GarbageProbes {
+@Suite(.timeLimit(.minutes(5))) struct GarbageProbes {
     static let cases: [Probe] = [
         probe("H01-tls-client-hello", "\u{16}\u{03}\u{01}\u{02}\u{00}\u{01}\u{00}\u{01}\u{fc}\u{03}\u{03}" + String(repeating: "\u{0}", count: 64),
               [400], close: true),

@@ -5,7 +5,7 @@ import Locking
 import TestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(2))) struct ServerLifecycleTests {
+@Suite(.timeLimit(.minutes(5))) struct ServerLifecycleTests {
     func configuration(onResponse: (@Sendable (HTTPRequest, HTTPResponse, UInt64) -> Void)? = nil) -> HTTPServerConfiguration {
         HTTPServerConfiguration(host: "127.0.0.1", port: 0, timeouts: HTTPTimeouts(timerResolution: .milliseconds(20)),
                                 loopCount: 2, onResponse: onResponse)

@@ -8,7 +8,7 @@ import Testing
 /// H02/H03 and I. Timing and resource probes, with short configured timeouts so they stay quick.
 /// Times are only bounded loosely (a deadline must not fire early, and must fire); nothing here
 /// measures performance.
-@Suite(.timeLimit(.minutes(2))) struct TimingProbes {
+@Suite(.timeLimit(.minutes(5))) struct TimingProbes {
     static let short = HTTPTimeouts(requestHead: .seconds(1), requestBody: .seconds(1), idle: .seconds(1),
                                     write: .seconds(1), linger: .milliseconds(500), timerResolution: .milliseconds(20))
 
@@ -168,10 +168,11 @@ import Testing
     /// and another client is answered before the stream ends.
     @Test func aClientPipeliningWithoutPauseDoesNotHoldItsLoop() throws {
         try withTestServer(loopCount: 1) { _, port in
-            let flooder = try RawClient(port: port)
             let total = 300
             let one = latin1("POST /v1/echo HTTP/1.1\r\nHost: t\r\nContent-Length: 60000\r\n\r\n" + String(repeating: "a", count: 60_000))
             let stream = Array([[UInt8]](repeating: one, count: total).joined())
+            // Connected only once the 18 MB stream is built (25 s in debug on a loaded machine): silent past the head deadline, it was closed.
+            let flooder = try RawClient(port: port)
             Thread.detachNewThread { _ = flooder.send(stream) }
             let answered = LockedValueBox(0)
             let drained = DispatchSemaphore(value: 0)
@@ -227,6 +228,7 @@ import Testing
             let head = "POST /v1/echo HTTP/1.1\r\nHost: t\r\nContent-Length: 65536\r\n\r\n"
             let body = String(repeating: "a", count: 65_535)
             var clients: [RawClient] = []
+            var unanswered: [RawClient] = []
             var refused = 0
             for _ in 0..<8 {
                 let client = try RawClient(port: port, receiveTimeout: .milliseconds(300))
@@ -235,6 +237,16 @@ import Testing
                 if let answer = try? client.readResponse() {
                     #expect(answer.status == 503)
                     #expect(answer.header("Retry-After") == "1")
+                    refused += 1
+                } else {
+                    unanswered.append(client)
+                }
+            }
+            // A loaded machine may send a 503 after 300 ms: when too few came in time, the others get a patient second look.
+            for client in refused < 4 ? unanswered : [] {
+                client.setReceiveTimeout(.seconds(5))
+                if let answer = try? client.readResponse() {
+                    #expect(answer.status == 503 && answer.header("Retry-After") == "1")
                     refused += 1
                 }
             }

@@ -11,7 +11,7 @@ import Testing
 /// state, the latest charge and the first-charge rule as the spec's purchaseBadge "Subscriptions"
 /// and its App Store list word them, each item in its class. The fake starts, and reads run, on
 /// threads of their own, never holding one of the test pool's few threads.
-@Suite(.timeLimit(.minutes(3))) struct AppStoreSubscriptionsTests {
+@Suite(.timeLimit(.minutes(5))) struct AppStoreSubscriptionsTests {
     let fake: FakeAppStore
     let store: AppStoreSubscriptions
     let now = Timestamp(seconds: Int64(Date().timeIntervalSince1970))

@@ -9,7 +9,7 @@ import Schema
 import Storage
 import Testing
 
-@Suite(.timeLimit(.minutes(2))) struct RedeemTests {
+@Suite(.timeLimit(.minutes(5))) struct RedeemTests {
     let h: Harness
     init() throws { h = try Harness() }
 

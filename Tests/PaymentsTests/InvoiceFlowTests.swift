@@ -13,7 +13,7 @@ import Webhooks
 
 /// getBadgeInvoice → provider (the fakes over HTTP) → signed webhook → purchaseBadge, at the
 /// handler level: the rules of issue 9 one by one.
-@Suite(.timeLimit(.minutes(3))) struct InvoiceFlowTests {
+@Suite(.timeLimit(.minutes(5))) struct InvoiceFlowTests {
     let h: PaymentHarness
     init() throws { h = try PaymentHarness() }
 

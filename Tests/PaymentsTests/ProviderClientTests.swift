@@ -6,7 +6,7 @@ import TestSupport
 import Testing
 
 /// The Stripe and BTCPay clients over real HTTP against the fakes, including their failures.
-@Suite(.timeLimit(.minutes(2))) struct ProviderClientTests {
+@Suite(.timeLimit(.minutes(5))) struct ProviderClientTests {
     let fake: FakePayments
     init() throws { fake = try FakePayments() }
 

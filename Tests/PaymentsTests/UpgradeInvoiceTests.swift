@@ -14,7 +14,7 @@ import Webhooks
 /// getBadgeInvoice.upgrade (docs/protocol.md, Upgrades): the conversion credit, the proof's
 /// refusals, and the settlement's `upgrade` debit on the old purchase — once, whatever the
 /// redeliveries, and correct when the old purchase changed in between.
-@Suite(.timeLimit(.minutes(3))) struct UpgradeInvoiceTests {
+@Suite(.timeLimit(.minutes(5))) struct UpgradeInvoiceTests {
     let h: PaymentHarness
     init() throws { h = try PaymentHarness() }
 

@@ -10,7 +10,7 @@ import TestSupport
 /// over real HTTP: the client's JWS read only for its id, Apple's own record fetched with Get
 /// Transaction Info (production, then the sandbox on 404 and on 401), verified with the chain
 /// code, and judged: consumable, a known pack, the pack named, not revoked.
-@Suite(.serialized, .timeLimit(.minutes(3))) struct AppleCoinPurchaseTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct AppleCoinPurchaseTests {
     let fake: FakeAppStore
 
     init() async throws { fake = try await onOwnThread { try FakeAppStore() } }
