@@ -160,6 +160,19 @@ private func parseSignature(input: String, signature: String, label: String) thr
         ])
     }
 
+    /// RFC 9110 §5.3 combining: a single line trimmed (or kept as it is), several joined in order, any case.
+    @Test func combinedFieldTrimsOneLineAndJoinsSeveral() {
+        let r = SignedRequest(method: "GET", path: "/", authority: "h",
+                              headers: [("X-One", " \tpadded\t "), ("x-multi", " a "), ("X-Other", "o"), ("X-MULTI", "b\t"),
+                                        ("x-plain", "as it is"), ("x-blank", "  ")], body: [])
+        #expect(r.combinedField("x-one") == "padded")
+        #expect(r.combinedField("X-Multi") == "a, b")
+        #expect(r.combinedField("x-plain") == "as it is")
+        #expect(r.combinedField("x-blank") == "")
+        #expect(r.combinedField("x-absent") == nil)
+        #expect(r.fieldLines("x-multi") == [" a ", "b\t"])
+    }
+
     @Test func dictionaryMemberAndStrictSerialisation() throws {
         #expect(try lines("\"content-digest\";key=\"sha-512\" \"content-digest\";sf", sample) == [
             "\"content-digest\";key=\"sha-512\": :AA==:;p",

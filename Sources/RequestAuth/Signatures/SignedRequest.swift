@@ -41,9 +41,13 @@ public struct SignedRequest: Sendable {
 
     /// The combined field value per RFC 9110 §5.3 (lines trimmed, joined by `", "`); nil when absent.
     public func combinedField(_ name: String) -> String? {
-        let lines = fieldLines(name)
-        guard !lines.isEmpty else { return nil }
-        return lines.map(trimOWS).joined(separator: ", ")
+        // A field on one line, the usual case, is its own combined value: no array, no join.
+        var first: String?
+        for field in headers where asciiEqualIgnoringCase(field.name, name) {
+            guard first == nil else { return fieldLines(name).map(trimOWS).joined(separator: ", ") }
+            first = field.value
+        }
+        return first.map(trimOWS)
     }
 }
 
@@ -64,14 +68,19 @@ func asciiEqualIgnoringCase(_ a: String, _ b: String) -> Bool {
 
 /// Lowercases A–Z only: field names and hosts are ASCII, and locale rules must not apply.
 func asciiLowercased(_ s: String) -> String {
-    String(decoding: s.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+    guard s.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) else { return s }
+    return String(decoding: s.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
 }
 
 /// Strips leading and trailing optional whitespace (SP / HTAB, RFC 9110 §5.6.3).
 func trimOWS(_ s: String) -> String {
-    let b = Array(s.utf8)
-    var lo = 0, hi = b.count
-    while lo < hi, b[lo] == 0x20 || b[lo] == 0x09 { lo += 1 }
-    while hi > lo, b[hi - 1] == 0x20 || b[hi - 1] == 0x09 { hi -= 1 }
-    return String(decoding: b[lo..<hi], as: UTF8.self)
+    var text = s
+    // Read in place, and a value with nothing to trim is returned as it is (no copy).
+    let trimmed = text.withUTF8 { b -> String? in
+        var lo = 0, hi = b.count
+        while lo < hi, b[lo] == 0x20 || b[lo] == 0x09 { lo += 1 }
+        while hi > lo, b[hi - 1] == 0x20 || b[hi - 1] == 0x09 { hi -= 1 }
+        return lo == 0 && hi == b.count ? nil : String(decoding: UnsafeBufferPointer(rebasing: b[lo..<hi]), as: UTF8.self)
+    }
+    return trimmed ?? s
 }
