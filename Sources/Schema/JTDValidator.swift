@@ -268,6 +268,9 @@ private struct ValidityCheck {
     }
 
     mutating func propertiesValid(_ p: JTDProperties, _ object: JSONObject, parentTag: String?) -> Bool {
+        if !p.additionalAllowed && p.required.count + p.optional.count <= 16 {
+            return closedPropertiesValid(p, object, parentTag: parentTag)
+        }
         for prop in p.required {
             guard let value = object[prop.name], isValid(prop.node, value, parentTag: nil) else { return false }
         }
@@ -286,5 +289,26 @@ private struct ValidityCheck {
             if !declared { return false }
         }
         return true
+    }
+
+    /// `propertiesValid` for a closed object of few properties, in one pass over its members:
+    /// each must be declared (or be the discriminator's tag) and valid, and every required one
+    /// present. A JSON object holds each key once (the parser refuses repeats), so counting the
+    /// required members met tells whether all are. The two passes (required then members)
+    /// compared every name twice (issue 17's profile).
+    private mutating func closedPropertiesValid(_ p: JTDProperties, _ object: JSONObject, parentTag: String?) -> Bool {
+        var requiredMet = 0
+        for m in object {
+            if let parentTag, exactlyEqual(parentTag, m.key) { continue }
+            if let prop = p.required.first(where: { exactlyEqual($0.name, m.key) }) {
+                guard isValid(prop.node, m.value, parentTag: nil) else { return false }
+                requiredMet += 1
+            } else if let prop = p.optional.first(where: { exactlyEqual($0.name, m.key) }) {
+                guard isValid(prop.node, m.value, parentTag: nil) else { return false }
+            } else {
+                return false
+            }
+        }
+        return requiredMet == p.required.count
     }
 }
