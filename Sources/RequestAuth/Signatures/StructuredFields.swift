@@ -581,10 +581,25 @@ package enum StructuredFieldSerializer {
             out.append(contentsOf: decimal(d).utf8)
         case .string(let s):
             out.append(UInt8(ascii: "\""))
-            for c in s.utf8 {
-                guard c >= 0x20, c <= 0x7E else { throw .unserialisable }
-                if c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") { out.append(UInt8(ascii: "\\")) }
-                out.append(c)
+            var text = s
+            // Checked first, then copied in one go unless something needs escaping: a byte-by-byte
+            // append (a capacity check each) cost more than the check (the key id of every signature).
+            // nil: a byte outside the string's range; true: copied as it is; false: needs escapes.
+            let copied = text.withUTF8 { bytes -> Bool? in
+                var escapes = false
+                for c in bytes {
+                    guard c >= 0x20, c <= 0x7E else { return nil }
+                    escapes = escapes || c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\")
+                }
+                if !escapes { out.append(contentsOf: bytes) }
+                return !escapes
+            }
+            guard let copied else { throw .unserialisable }
+            if !copied {
+                for c in s.utf8 {
+                    if c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") { out.append(UInt8(ascii: "\\")) }
+                    out.append(c)
+                }
             }
             out.append(UInt8(ascii: "\""))
         case .token(let t):
