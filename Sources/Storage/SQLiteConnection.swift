@@ -155,7 +155,7 @@ final class SQLiteConnection: SQLConnection {
 
 /// The prepared-statement cache's key: hashed by the text's length and last 32 bytes, compared
 /// whole. The statements are long and share their heads ("SELECT entry_id, …"); hashing every
-/// byte cost about 1,000 instructions a statement, nine statements a cached `issueBadge` (issue 17).
+/// byte cost about 1,000 instructions a statement (issue 17's profile).
 private struct StatementKey: Hashable {
     let sql: String
 
