@@ -268,6 +268,7 @@ private struct ValidityCheck {
     }
 
     mutating func propertiesValid(_ p: JTDProperties, _ object: JSONObject, parentTag: String?) -> Bool {
+        // With the few properties of a request, comparing names beats hashing each key.
         if !p.additionalAllowed && p.required.count + p.optional.count <= 16 {
             return closedPropertiesValid(p, object, parentTag: parentTag)
         }
@@ -278,15 +279,10 @@ private struct ValidityCheck {
             if let value = object[prop.name], !isValid(prop.node, value, parentTag: nil) { return false }
         }
         guard !p.additionalAllowed else { return true }
-        // Every member declared (or the discriminator's tag): with the few properties of a
-        // request, comparing names beats hashing each key.
-        let small = p.required.count + p.optional.count <= 16
+        // Every member declared (or the discriminator's tag), looked up by hash among the many.
         for m in object {
             if let parentTag, exactlyEqual(parentTag, m.key) { continue }
-            let declared = small
-                ? p.required.contains { exactlyEqual($0.name, m.key) } || p.optional.contains { exactlyEqual($0.name, m.key) }
-                : p.known.contains(ExactKey(m.key))
-            if !declared { return false }
+            if !p.known.contains(ExactKey(m.key)) { return false }
         }
         return true
     }
