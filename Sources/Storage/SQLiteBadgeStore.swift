@@ -7,11 +7,20 @@ private let ledgerRowColumns = """
     was_paused_since, created_at, entry_kind, entry_reason, invoice_id, charge_id, other_purchase_key
     """
 
+/// The columns `issuanceRecord` reads, in its order.
+private let issuanceColumnNames = ["entry_id", "purchase_id", "badge_type", "period_start", "period_end", "expiry", "key_index",
+                                   "signature"]
+/// The latest issuance of a purchase, as `latestIssuance` reads it.
+private let latestIssuanceSQL = """
+    SELECT \(issuanceColumnNames.joined(separator: ", ")) FROM badge_issuances WHERE purchase_id = ?
+    ORDER BY period_end DESC LIMIT 1
+    """
+
 /// The rows of a ledger from a `seq` on, built once rather than interpolated per call (issue 17).
 private let ledgerTailSQL = "SELECT \(ledgerRowColumns) FROM badge_ledger WHERE purchase_id = ? AND seq >= ? ORDER BY seq"
 /// `issueView`'s first statement: the purchase (columns 0–4, as `purchaseRecord` reads them), its
 /// funding (5–6), pause (7), the ledger's last `seq` (8), the asserted entry's `seq` (9, the
-/// purchase must match) and the latest issuance (10–16, as `latestIssuance` orders them): what
+/// purchase must match) and the latest issuance (10–17, as `issuanceRecord` reads them): what
 /// took six statements. Bound: the asserted entry id (or NULL), then the purchase key.
 private let issueViewSQL = """
     SELECT p.purchase_id, p.purchase_key, p.master_key, p.badge_type, p.created_at,
@@ -19,7 +28,7 @@ private let issueViewSQL = """
            (SELECT paused_since FROM badge_pauses WHERE purchase_id = p.purchase_id),
            (SELECT MAX(seq) FROM badge_ledger WHERE purchase_id = p.purchase_id),
            (SELECT seq FROM badge_ledger WHERE entry_id = ? AND purchase_id = p.purchase_id),
-           i.entry_id, i.badge_type, i.period_start, i.period_end, i.expiry, i.key_index, i.signature
+           \(issuanceColumnNames.map { "i." + $0 }.joined(separator: ", "))
     FROM badge_purchases p
     LEFT JOIN badge_subscription_funding f ON f.purchase_id = p.purchase_id
     LEFT JOIN badge_issuances i ON i.entry_id = (SELECT entry_id FROM badge_issuances WHERE purchase_id = p.purchase_id
@@ -207,11 +216,7 @@ struct SQLStoreTransaction<Connection: SQLConnection>: StoreWriter {
                                               movedAwayAt: try r.optionalInt(6).map { Timestamp(seconds: $0) })
             return IssueView(purchase: purchase, funding: funding, tail: nil, latestIssuance: nil, pausedSince: nil)
         }
-        let latest = try r.optionalText(10).map { entryId in
-            IssuanceRecord(entryId: entryId, purchaseId: purchase.id, badgeType: BadgeType(try r.text(11)),
-                           periodStart: Timestamp(seconds: try r.int(12)), periodEnd: Timestamp(seconds: try r.int(13)),
-                           expiry: Timestamp(seconds: try r.int(14)), keyIndex: Int(try r.int(15)), signature: try r.blob(16))
-        }
+        let latest = try r.optionalText(10) == nil ? nil : issuanceRecord(r, from: 10)
         let tail = try ledgerTail(purchaseId: purchase.id, count: Int(try r.optionalInt(8) ?? 0), assertedPosition: try r.optionalInt(9),
                                   completeHistoryLimit: completeHistoryLimit)
         return IssueView(purchase: purchase, funding: nil, tail: tail, latestIssuance: latest,
@@ -242,14 +247,14 @@ struct SQLStoreTransaction<Connection: SQLConnection>: StoreWriter {
     // MARK: issuances
 
     func latestIssuance(purchaseId: Int64) throws -> IssuanceRecord? {
-        try conn.query("""
-            SELECT entry_id, purchase_id, badge_type, period_start, period_end, expiry, key_index, signature
-            FROM badge_issuances WHERE purchase_id = ? ORDER BY period_end DESC LIMIT 1
-            """, [.integer(purchaseId)]).first.map { r in
-            IssuanceRecord(entryId: try r.text(0), purchaseId: try r.int(1), badgeType: BadgeType(try r.text(2)),
-                           periodStart: Timestamp(seconds: try r.int(3)), periodEnd: Timestamp(seconds: try r.int(4)),
-                           expiry: Timestamp(seconds: try r.int(5)), keyIndex: Int(try r.int(6)), signature: try r.blob(7))
-        }
+        try conn.query(latestIssuanceSQL, [.integer(purchaseId)]).first.map { try issuanceRecord($0, from: 0) }
+    }
+
+    /// The issuance in the columns `issuanceColumnNames` lists, from column `c` of `r`.
+    private func issuanceRecord(_ r: SQLRow, from c: Int) throws -> IssuanceRecord {
+        IssuanceRecord(entryId: try r.text(c), purchaseId: try r.int(c + 1), badgeType: BadgeType(try r.text(c + 2)),
+                       periodStart: Timestamp(seconds: try r.int(c + 3)), periodEnd: Timestamp(seconds: try r.int(c + 4)),
+                       expiry: Timestamp(seconds: try r.int(c + 5)), keyIndex: Int(try r.int(c + 6)), signature: try r.blob(c + 7))
     }
 
     func insertIssuance(_ i: IssuanceRecord) throws {
