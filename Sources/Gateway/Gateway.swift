@@ -360,7 +360,7 @@ struct Endpoints: Sendable {
     func signedRequest(_ request: HTTPRequest) -> SignedRequest {
         SignedRequest(method: request.method, path: request.path, query: request.query,
                       authority: request.authority, scheme: request.scheme,
-                      headers: request.headers.map { ($0.name, $0.value) }, body: request.body)
+                      headers: request.headers.lines, body: request.body)
     }
 
     func failure(_ code: ErrorCode, _ message: String) -> RPCOutcome {

@@ -23,9 +23,18 @@ public struct JSONObject: Hashable, Sendable, Sequence, ExpressibleByDictionaryL
     /// Key → position, built only past `indexThreshold` members: small objects (every RPC
     /// object) are searched linearly, which is faster than hashing.
     private var index: [ExactKey: Int]? = nil
-    private static let indexThreshold = 12
+    static let indexThreshold = 12
 
     public init() {}
+
+    /// Members already known to have distinct keys (the parser checked them as it read them).
+    init(distinctMembers: [Member]) {
+        members = distinctMembers
+        rebuildIndex()
+    }
+
+    /// Room for `count` members without growing (an object built member by member).
+    public mutating func reserveCapacity(_ count: Int) { members.reserveCapacity(count) }
 
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
         for (k, v) in elements { self[k] = v }

@@ -54,6 +54,9 @@ private struct Cursor {
     var i = 0
     /// Reused for strings that need unescaping.
     var scratch: [UInt8] = []
+    /// The members of the objects being read, innermost last: each object's array is made once,
+    /// at its size, instead of growing member by member (four allocations for eight members).
+    var openMembers: [JSONObject.Member] = []
 
     init(_ b: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
         self.b = b
@@ -111,10 +114,14 @@ private struct Cursor {
     mutating func parseObject(depth: Int) throws(JSONParseError) -> JSONValue {
         if depth > maxDepth { throw fail(.tooDeep(limit: maxDepth)) }
         i += 1
-        var object = JSONObject()
         skipWhitespace()
         guard i < n else { throw fail(.unexpectedEnd) }
-        if b[i] == 0x7D { i += 1; return .object(object) }
+        if b[i] == 0x7D { i += 1; return .object(JSONObject()) }
+        // Small objects collect their members on `openMembers`, checked for duplicates linearly;
+        // past the object's index threshold they move into a JSONObject, which hashes its keys.
+        if openMembers.capacity == 0 { openMembers.reserveCapacity(16) }
+        let start = openMembers.count
+        var large: JSONObject?
         while true {
             skipWhitespace()
             guard i < n else { throw fail(.unexpectedEnd) }
@@ -126,12 +133,28 @@ private struct Cursor {
             guard b[i] == 0x3A else { throw fail(.unexpectedByte(b[i])) }
             i += 1
             let value = try parseValue(depth: depth)
-            guard object.appendNew(key, value) else { throw fail(.duplicateKey(key), at: keyOffset) }
+            if large != nil {
+                guard large!.appendNew(key, value) else { throw fail(.duplicateKey(key), at: keyOffset) }
+            } else {
+                for k in start..<openMembers.count where exactlyEqual(openMembers[k].key, key) {
+                    throw fail(.duplicateKey(key), at: keyOffset)
+                }
+                openMembers.append(JSONObject.Member(key: key, value: value))
+                if openMembers.count - start > JSONObject.indexThreshold {
+                    large = JSONObject(distinctMembers: Array(openMembers[start...]))
+                    openMembers.removeLast(openMembers.count - start)
+                }
+            }
             skipWhitespace()
             guard i < n else { throw fail(.unexpectedEnd) }
             switch b[i] {
             case 0x2C: i += 1
-            case 0x7D: i += 1; return .object(object)
+            case 0x7D:
+                i += 1
+                if let large { return .object(large) }
+                let object = JSONObject(distinctMembers: Array(openMembers[start...]))
+                openMembers.removeLast(openMembers.count - start)
+                return .object(object)
             case let c: throw fail(.unexpectedByte(c))
             }
         }

@@ -100,6 +100,38 @@ import Testing
         #expect(throws: JSONParseError.self) { try JSONValue.parse("{" + (members + ["\"k7\":0"]).joined(separator: ",") + "}") }
     }
 
+    /// Objects of every size either side of the point where the parser starts hashing names: each
+    /// duplicate is found, at its offset, and the members keep their order.
+    @Test func duplicateDetectionAtEverySize() throws {
+        for size in 1...30 {
+            let members = (0..<size).map { "\"k\($0)\":\($0)" }
+            let text = "{" + members.joined(separator: ",") + "}"
+            let object = try #require(try JSONValue.parse(text).objectValue, "size \(size)")
+            #expect(object.keys == (0..<size).map { "k\($0)" })
+            for repeated in 0..<size {
+                let prefix = "{" + members.joined(separator: ",") + ","
+                let duplicated = prefix + "\"k\(repeated)\":0}"
+                #expect(throws: JSONParseError(offset: prefix.utf8.count, reason: .duplicateKey("k\(repeated)"))) {
+                    try JSONValue.parse(duplicated)
+                }
+            }
+        }
+    }
+
+    /// Names are unique per object: an inner object may repeat its parent's and its siblings' names,
+    /// and the parent's check does not see the inner members.
+    @Test func namesAreUniquePerObject() throws {
+        let inner = "{" + (0..<15).map { "\"k\($0)\":{\"k\($0)\":\($0)}" }.joined(separator: ",") + "}"
+        let text = "{\"k0\":\(inner),\"k1\":\(inner),\"k2\":[\(inner),\(inner)]}"
+        let object = try #require(try JSONValue.parse(text).objectValue)
+        #expect(object.keys == ["k0", "k1", "k2"])
+        #expect(object["k1"]?["k14"]?["k14"] == 14)
+        let prefix = "{\"k0\":\(inner),\"k1\":\(inner),"
+        #expect(throws: JSONParseError(offset: prefix.utf8.count, reason: .duplicateKey("k0"))) {
+            try JSONValue.parse(prefix + "\"k0\":1}")
+        }
+    }
+
     /// Canonically equivalent but differently encoded names are different JSON names.
     @Test func namesCompareByBytes() throws {
         let object = try #require(try JSONValue.parse("{\"\u{E9}\":1,\"e\u{301}\":2}").objectValue)

@@ -32,6 +32,9 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, E
     /// Number of field lines.
     public var count: Int { fields.count }
 
+    /// Every field line in message order (shares the storage: no copy).
+    public var lines: [Field] { fields }
+
     /// True when there are no field lines.
     public var isEmpty: Bool { fields.isEmpty }
 
