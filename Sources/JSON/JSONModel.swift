@@ -136,8 +136,9 @@ public struct JSONObjectBuilder {
 
     /// An object that starts with the sum-type tag `"type": type`, when given.
     public init(type: String? = nil) {
-        // Every object of the protocol has at most 8 members: one allocation instead of up to four.
-        object.reserveCapacity(8)
+        // The schema's largest object, a ledger entry, has 9 members: one allocation for any of
+        // them, where growing one member at a time made up to four.
+        object.reserveCapacity(9)
         if let type { object.appendNew("type", .string(type)) }
     }
 
