@@ -50,7 +50,7 @@ import Testing
             // iteration reads all 24 together.
             let gate = try RawClient(port: port)
             gate.send("POST /gate HTTP/1.1\r\nHost: t\r\nContent-Length: 0\r\n\r\n")
-            responder.entered.wait()
+            #expect(responder.entered.wait(timeout: .now() + 30) == .success)
             for client in clients { client.send("GET /batch HTTP/1.1\r\nHost: t\r\n\r\n") }
             var pending: Int32 = 0
             // Each request is in the server's socket before the loop is let go.
@@ -67,7 +67,10 @@ import Testing
             #expect(pending == 0)
             responder.release.signal()
             // Nothing is read until all 24 are handled: reading would empty the sockets counted.
-            for _ in clients { responder.handled.wait() }
+            for _ in clients where responder.handled.wait(timeout: .now() + 30) != .success {
+                Issue.record("the batch was not handled")
+                break
+            }
             #expect(try gate.readResponse().status == 200)
             for client in clients { #expect(try client.readResponse().status == 200) }
 
