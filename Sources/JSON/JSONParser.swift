@@ -140,10 +140,7 @@ private struct Cursor {
                     throw fail(.duplicateKey(key), at: keyOffset)
                 }
                 openMembers.append(JSONObject.Member(key: key, value: value))
-                if openMembers.count - start > JSONObject.indexThreshold {
-                    large = JSONObject(distinctMembers: Array(openMembers[start...]))
-                    openMembers.removeLast(openMembers.count - start)
-                }
+                if openMembers.count - start > JSONObject.indexThreshold { large = popObject(from: start) }
             }
             skipWhitespace()
             guard i < n else { throw fail(.unexpectedEnd) }
@@ -151,13 +148,17 @@ private struct Cursor {
             case 0x2C: i += 1
             case 0x7D:
                 i += 1
-                if let large { return .object(large) }
-                let object = JSONObject(distinctMembers: Array(openMembers[start...]))
-                openMembers.removeLast(openMembers.count - start)
-                return .object(object)
+                return .object(large ?? popObject(from: start))
             case let c: throw fail(.unexpectedByte(c))
             }
         }
+    }
+
+    /// The object made of `openMembers` from `start` on, which leave the stack.
+    mutating func popObject(from start: Int) -> JSONObject {
+        let object = JSONObject(distinctMembers: Array(openMembers[start...]))
+        openMembers.removeLast(openMembers.count - start)
+        return object
     }
 
     mutating func parseArray(depth: Int) throws(JSONParseError) -> JSONValue {
