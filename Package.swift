@@ -31,7 +31,10 @@ let package = Package(
         .target(name: "Locking", swiftSettings: strict),
         .target(name: "JSON", swiftSettings: strict),
         .target(name: "Logging", dependencies: ["JSON"], swiftSettings: strict),
-        .target(name: "TestSupport", dependencies: ["Locking", "JSON", "HTTPServer", "BadgeCore", "Schema", "Handlers", "Storage", "Crypto"], swiftSettings: strict),
+        .target(name: "TestSupport", dependencies: ["Locking", "JSON", "HTTPServer", "BadgeCore", "Schema", "Handlers", "Storage", "Crypto", "CSpawn"],
+                swiftSettings: strict),
+        // posix_spawn's close-from action, which the Swift Glibc module does not import.
+        .target(name: "CSpawn"),
         .target(name: "Crypto", dependencies: ["COpenSSL", "BadgeCore"], swiftSettings: optimised),
         .target(name: "HTTPServer", dependencies: ["JSON", "Locking"], swiftSettings: strict),
         .target(name: "Schema", dependencies: ["JSON", "BadgeCore", "Ledger", "Locking"], swiftSettings: strict),

@@ -73,7 +73,8 @@ public final class FakePayments: @unchecked Sendable {
             box.error = error
             done.signal()
         }.resume()
-        done.wait()
+        // URLSession's own timeout should fire first; this bounds a session that never calls back.
+        guard done.wait(timeout: .now() + timeout + 5) == .success else { throw URLError(.timedOut) }
         if let error = box.error { throw error }
         return (box.data, box.status)
     }

@@ -73,8 +73,11 @@ public final class PeerServer: @unchecked Sendable {
         self.port = port
     }
 
+    /// Closes the fake's standard input and waits for it to exit; a fake still running 10 s later
+    /// (its input held open elsewhere, or stuck) is killed, so releasing one never blocks a test.
     deinit {
         try? stdin.fileHandleForWriting.close()
+        if !waitUntil(timeout: .seconds(10), { !process.isRunning }) { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
     }
 }

@@ -92,37 +92,16 @@ public final class PostgresCluster: Sendable {
     }
 
     /// Runs a PostgreSQL tool to its end, its output to a file: the server `pg_ctl start` leaves
-    /// running must hold no pipe of ours. Spawned and waited for directly (posix_spawn, waitpid).
+    /// running must hold no pipe of ours (``runHoldingNoDescriptorOfOurs(_:environment:output:)``).
     private func run(_ tool: String, _ arguments: [String]) throws {
         let executable = binDirectory + "/" + tool
         let output = directory + "/\(tool).out"
         let argv = runAs.map { ["/usr/sbin/runuser", "-u", $0, "--", executable] } ?? [executable]
-        let status = try Self.spawnAndWait(argv + arguments, output: output)
+        let status = try runHoldingNoDescriptorOfOurs(argv + arguments, environment: Self.environment, output: output)
         guard status == 0 else {
             let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
             throw ChildProcessError(description: "\(tool) \(arguments.last ?? "") failed (\(status)): \(text)")
         }
-    }
-
-    private static func spawnAndWait(_ argv: [String], output: String) throws -> Int32 {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        let cArgs = argv.map { strdup($0) } + [nil]
-        let cEnv = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { (cArgs + cEnv).forEach { free($0) } }
-        var pid: pid_t = 0
-        let rc = posix_spawn(&pid, argv[0], &actions, nil, cArgs, cEnv)
-        guard rc == 0 else { throw ChildProcessError(description: "cannot run \(argv[0]): errno \(rc)") }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 {
-            guard errno == EINTR else { throw ChildProcessError(description: "waitpid \(argv[0]): errno \(errno)") }
-        }
-        // WIFEXITED / WEXITSTATUS, which Swift does not import.
-        return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
     }
 
     private static let environment = ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C"]

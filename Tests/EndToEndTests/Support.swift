@@ -38,7 +38,8 @@ enum HTTP {
             }
             done.signal()
         }.resume()
-        done.wait()
+        // URLSession's own timeout should fire first; this bounds a session that never calls back.
+        guard done.wait(timeout: .now() + 35) == .success else { throw URLError(.timedOut) }
         return try result.withLock { $0 }.get()
     }
 
