@@ -4,7 +4,8 @@ import TestSupport
 import Testing
 
 /// The PostgreSQL harness starts its server through ``runHoldingNoDescriptorOfOurs(_:environment:output:)``:
-/// what the child leaves running must not keep a pipe of another test open.
+/// what the child leaves running must not keep a pipe of another test open. And should anything
+/// still hold a fake's input, releasing the fake does not wait for it.
 @Suite struct SpawnHoldingNothingTests {
     @Test func aProcessLeftRunningHoldsNoPipeOfOurs() throws {
         // A reader that ends at the end of its input, as the Python fakes do.
@@ -27,6 +28,36 @@ import Testing
 
         try input.fileHandleForWriting.close()
         #expect(waitUntil(timeout: .seconds(30)) { !reader.isRunning }, "the reader saw the end of its input while the sleeper ran")
+    }
+
+    /// Should anything still hold a fake's standard input (a child spawned without closing our
+    /// descriptors), releasing the fake kills it after 10 s instead of waiting for its lifetime.
+    @Test func aFakeWhoseInputIsHeldElsewhereIsStoppedOnRelease() throws {
+        var fake: FakePayments? = try FakePayments()
+        let port = try #require(fake?.port)
+        // A sleeper spawned with nothing closed inherits every descriptor, the fake's input among them.
+        let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/sleep"), strdup("120"), nil]
+        defer { argv.forEach { free($0) } }
+        var sleeper: pid_t = 0
+        #expect(posix_spawn(&sleeper, "/bin/sleep", nil, nil, argv, environ) == 0)
+        defer { kill(sleeper, SIGKILL); waitpid(sleeper, nil, 0) }
+
+        let released = ContinuousClock.now
+        fake = nil
+        #expect(ContinuousClock.now - released < .seconds(60), "released within the bound, not the fake's 15-minute lifetime")
+        #expect(!accepts(port: port), "the fake no longer listens")
+    }
+
+    private func accepts(port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
     }
 
     @Test func theExitStatusAndTheOutputComeBack() throws {
