@@ -50,6 +50,8 @@ public enum PeerPython {
 public final class PeerServer: @unchecked Sendable {
     public let port: Int
     private let process = Process()
+    /// The fake's process id.
+    public var processIdentifier: Int32 { process.processIdentifier }
     private let stdin = Pipe()
 
     public init(script: String, arguments: [String]) throws {
