@@ -39,8 +39,8 @@ public protocol StoreReader {
     /// What `issueBadge` reads of the purchase with key `purchaseKey`, or nil when there is none:
     /// the same as ``purchase(key:)``, ``subscriptionFunding(purchaseId:)`` and, unless a
     /// subscription funds it, ``ledgerTail(purchaseId:asserting:completeHistoryLimit:)``,
-    /// ``latestIssuance(purchaseId:)`` and ``pausedSince(purchaseId:)`` together (two statements on
-    /// SQL, where those took up to seven: issue 17).
+    /// ``latestIssuance(purchaseId:)`` and ``pausedSince(purchaseId:)`` together (on SQL one
+    /// statement when the asserted entry is the tip, else two, where those took up to seven: issue 17).
     func issueView(purchaseKey: String, asserting assertedEntryId: String?, completeHistoryLimit: Int) throws -> IssueView?
     func code(hash: [UInt8]) throws -> CodeRecord?
     /// Every code, newest first.

@@ -37,18 +37,21 @@ enum LedgerRowCoding {
         ]
     }
 
-    static func entry(_ r: SQLRow) throws -> LedgerEntry {
-        let kind = try r.text(8), reason = try r.text(9)
+    static func entry(_ r: SQLRow) throws -> LedgerEntry { try entry(r, from: 0) }
+
+    /// The entry in the columns from `c` on of `r`, in the order `values(_:)` writes them.
+    static func entry(_ r: SQLRow, from c: Int) throws -> LedgerEntry {
+        let kind = try r.text(c + 8), reason = try r.text(c + 9)
         func other() throws -> String {
-            guard let key = try r.optionalText(12) else { throw StorageError.corrupt("\(reason) row without its key") }
+            guard let key = try r.optionalText(c + 12) else { throw StorageError.corrupt("\(reason) row without its key") }
             return key
         }
         let type: LedgerEntryType
         switch (kind, reason) {
-        case ("credit", "payment"): type = .credit(.payment(invoiceId: try r.optionalText(10)))
+        case ("credit", "payment"): type = .credit(.payment(invoiceId: try r.optionalText(c + 10)))
         case ("credit", "code"): type = .credit(.code)
         case ("credit", "charge"):
-            guard let charge = try r.optionalText(11) else { throw StorageError.corrupt("charge row without chargeId") }
+            guard let charge = try r.optionalText(c + 11) else { throw StorageError.corrupt("charge row without chargeId") }
             type = .credit(.charge(chargeId: charge))
         case ("credit", "support"): type = .credit(.support)
         case ("credit", "transferIn"): type = .credit(.transferIn(fromPurchaseKey: try other()))
@@ -62,9 +65,10 @@ enum LedgerRowCoding {
         default: throw StorageError.corrupt("ledger entry type \(kind)/\(reason)")
         }
         return LedgerEntry(
-            entryId: try r.text(0), changeMonths: Int(try r.int(1)), balanceMonths: Int(try r.int(2)),
-            balanceStartTs: Timestamp(seconds: try r.int(3)), balanceAnchorTs: Timestamp(seconds: try r.int(4)),
-            balanceBadgeType: BadgeType(try r.text(5)), wasPausedSince: try r.optionalInt(6).map { Timestamp(seconds: $0) },
-            createdAt: Timestamp(seconds: try r.int(7)), entryType: type)
+            entryId: try r.text(c), changeMonths: Int(try r.int(c + 1)), balanceMonths: Int(try r.int(c + 2)),
+            balanceStartTs: Timestamp(seconds: try r.int(c + 3)), balanceAnchorTs: Timestamp(seconds: try r.int(c + 4)),
+            balanceBadgeType: BadgeType(try r.text(c + 5)),
+            wasPausedSince: try r.optionalInt(c + 6).map { Timestamp(seconds: $0) },
+            createdAt: Timestamp(seconds: try r.int(c + 7)), entryType: type)
     }
 }

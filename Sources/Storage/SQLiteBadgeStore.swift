@@ -2,10 +2,10 @@ import BadgeCore
 import Ledger
 
 /// The columns `LedgerRowCoding.entry` reads, in its order.
-private let ledgerRowColumns = """
-    entry_id, change_months, balance_months, balance_start_ts, balance_anchor_ts, balance_badge_type,
-    was_paused_since, created_at, entry_kind, entry_reason, invoice_id, charge_id, other_purchase_key
-    """
+private let ledgerRowColumnNames = ["entry_id", "change_months", "balance_months", "balance_start_ts", "balance_anchor_ts",
+                                    "balance_badge_type", "was_paused_since", "created_at", "entry_kind", "entry_reason",
+                                    "invoice_id", "charge_id", "other_purchase_key"]
+private let ledgerRowColumns = ledgerRowColumnNames.joined(separator: ", ")
 
 /// The columns `issuanceRecord` reads, in its order.
 private let issuanceColumnNames = ["entry_id", "purchase_id", "badge_type", "period_start", "period_end", "expiry", "key_index",
@@ -20,21 +20,28 @@ private let latestIssuanceSQL = """
 private let ledgerTailSQL = "SELECT \(ledgerRowColumns) FROM badge_ledger WHERE purchase_id = ? AND seq >= ? ORDER BY seq"
 /// `issueView`'s first statement: the purchase (columns 0–4, as `purchaseRecord` reads them), its
 /// funding (5–6), pause (7), the ledger's last `seq` (8), the asserted entry's `seq` (9, the
-/// purchase must match) and the latest issuance (10–17, as `issuanceRecord` reads them): what
-/// took six statements. Bound: the asserted entry id (or NULL), then the purchase key.
+/// purchase must match), the latest issuance (10–17, as `issuanceRecord` reads them) and the
+/// asserted row itself (from `issueViewAssertedRow`, as `LedgerRowCoding.entry` reads them): what
+/// took seven statements. When the asserted entry is the tip, the commonest request, that row is
+/// the whole tail and no second statement runs. Bound: the asserted entry id (or NULL), then the
+/// purchase key.
 private let issueViewSQL = """
     SELECT p.purchase_id, p.purchase_key, p.master_key, p.badge_type, p.created_at,
            f.subscription_id, f.moved_away_at,
            (SELECT paused_since FROM badge_pauses WHERE purchase_id = p.purchase_id),
            (SELECT MAX(seq) FROM badge_ledger WHERE purchase_id = p.purchase_id),
-           (SELECT seq FROM badge_ledger WHERE entry_id = ? AND purchase_id = p.purchase_id),
-           \(issuanceColumnNames.map { "i." + $0 }.joined(separator: ", "))
+           a.seq,
+           \(issuanceColumnNames.map { "i." + $0 }.joined(separator: ", ")),
+           \(ledgerRowColumnNames.map { "a." + $0 }.joined(separator: ", "))
     FROM badge_purchases p
     LEFT JOIN badge_subscription_funding f ON f.purchase_id = p.purchase_id
     LEFT JOIN badge_issuances i ON i.entry_id = (SELECT entry_id FROM badge_issuances WHERE purchase_id = p.purchase_id
                                                  ORDER BY period_end DESC LIMIT 1)
+    LEFT JOIN badge_ledger a ON a.entry_id = ? AND a.purchase_id = p.purchase_id
     WHERE p.purchase_key = ?
     """
+/// The first of `issueViewSQL`'s columns that hold the asserted row.
+private let issueViewAssertedRow = 10 + issuanceColumnNames.count
 /// The ledger's last `seq` (see `ledgerCount`) and the asserted entry's, in one row.
 private let ledgerCountAndAssertedSQL = """
     SELECT (SELECT MAX(seq) FROM badge_ledger WHERE purchase_id = ?),
@@ -217,8 +224,14 @@ struct SQLStoreTransaction<Connection: SQLConnection>: StoreWriter {
             return IssueView(purchase: purchase, funding: funding, tail: nil, latestIssuance: nil, pausedSince: nil)
         }
         let latest = try r.optionalText(10) == nil ? nil : issuanceRecord(r, from: 10)
-        let tail = try ledgerTail(purchaseId: purchase.id, count: Int(try r.optionalInt(8) ?? 0), assertedPosition: try r.optionalInt(9),
+        let count = Int(try r.optionalInt(8) ?? 0), asserted = try r.optionalInt(9)
+        let tail: LedgerTail
+        if let asserted, asserted == count {
+            tail = LedgerTail(count: count, rows: [try LedgerRowCoding.entry(r, from: issueViewAssertedRow)])
+        } else {
+            tail = try ledgerTail(purchaseId: purchase.id, count: count, assertedPosition: asserted,
                                   completeHistoryLimit: completeHistoryLimit)
+        }
         return IssueView(purchase: purchase, funding: nil, tail: tail, latestIssuance: latest,
                          pausedSince: try r.optionalInt(7).map { Timestamp(seconds: $0) })
     }

@@ -204,6 +204,33 @@ import Testing
         #expect(try store.read { try $0.issueView(purchaseKey: "absent", asserting: "e1", completeHistoryLimit: 0) } == nil)
     }
 
+    /// An asserted tip comes from the issue view's first statement (no second one runs): every
+    /// column of its row, for every entry type, each optional column set where the type has it.
+    @Test(arguments: StoreBackend.allCases) func issueViewReadsAnAssertedTipOfEveryType(_ backend: StoreBackend) throws {
+        let store = try backend.makeStore(in: dir)
+        let types: [LedgerEntryType] = [
+            .credit(.payment(invoiceId: "inv-1")), .credit(.payment(invoiceId: nil)), .credit(.code), .credit(.charge(chargeId: "ch-1")),
+            .credit(.support), .credit(.transferIn(fromPurchaseKey: "FROM")), .credit(.opening), .debit(.refund),
+            .debit(.upgrade(toPurchaseKey: "UP")), .debit(.transferOut(toPurchaseKey: "TO")), .debit(.support), .debit(.badge),
+            .debit(.lapse),
+        ]
+        for (i, type) in types.enumerated() {
+            let p = try store.write { try $0.insertPurchase(key: "T\(i)", masterKey: [UInt8(i)], badgeType: .supporter, at: t0) }
+            let first = entry("t\(i)-1", change: 5, balance: 5, type: .credit(.code), at: t0)
+            let change = if case .credit = type { 2 } else { -1 }
+            let tip = LedgerEntry(entryId: "t\(i)-2", changeMonths: change, balanceMonths: 5 + change,
+                                  balanceStartTs: t0.adding(seconds: 100 + Int64(i)), balanceAnchorTs: t0.adding(seconds: 200 + Int64(i)),
+                                  balanceBadgeType: .legend, wasPausedSince: t0.adding(seconds: 50 + Int64(i)),
+                                  createdAt: t0.adding(seconds: 300 + Int64(i)), entryType: type)
+            try store.write { try $0.appendLedger(purchaseId: p.id, expectedCount: 0, entries: [first, tip]) }
+            let atTip = try #require(try store.read { try $0.issueView(purchaseKey: "T\(i)", asserting: tip.entryId, completeHistoryLimit: 0) })
+            #expect(atTip.tail == LedgerTail(count: 2, rows: [tip]), "\(type)")
+            // The second statement's read of the same row, for comparison.
+            let before = try #require(try store.read { try $0.issueView(purchaseKey: "T\(i)", asserting: first.entryId, completeHistoryLimit: 0) })
+            #expect(before.tail == LedgerTail(count: 2, rows: [first, tip]), "\(type)")
+        }
+    }
+
     @Test(arguments: StoreBackend.allCases) func ledgerAppendIsConditionalOnTheTip(_ backend: StoreBackend) throws {
         let store = try backend.makeStore(in: dir)
         let p = try store.write { try $0.insertPurchase(key: "K", masterKey: [1], badgeType: .supporter, at: t0) }
