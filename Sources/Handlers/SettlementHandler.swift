@@ -30,7 +30,7 @@ extension BadgeService {
     /// Applies a verified Stripe event once (deduplicated by event id in the same transaction):
     /// a paid session settles its invoice only when the session, `client_reference_id`, amount
     /// and currency all match it (an upgrade invoice debiting the purchase it converts in the
-    /// same transaction); an expired one closes it; a full refund of a settled payment
+    /// same transaction); an expired one, or one whose delayed payment failed, closes it; a full refund of a settled payment
     /// closes an uncredited invoice or debits the unissued months of the purchase it funded.
     public func settle(_ event: StripeEvent) -> SettlementOutcome {
         let now = clock()
@@ -51,13 +51,10 @@ extension BadgeService {
                 else { return .ignored("invoice already \(invoice.status.rawValue)") }
                 return .applied(try applyUpgrade(invoice, in: w, at: now).map { "invoice settled, \($0)" } ?? "invoice settled")
             case let .expired(sessionId, _):
-                guard let invoice = try w.invoice(provider: "stripe", providerRef: sessionId) else {
-                    return .ignored("expired session of no invoice")
-                }
-                guard try w.setInvoiceStatus(invoiceId: invoice.invoiceId, from: [.open], to: .closed, paidAt: nil,
-                                             paymentRef: nil)
-                else { return .ignored("invoice already \(invoice.status.rawValue)") }
-                return .applied("invoice closed")
+                return try closeUnpaidSession(sessionId, in: w, unknown: "expired session of no invoice", closed: "invoice closed")
+            case let .paymentFailed(sessionId, _):
+                return try closeUnpaidSession(sessionId, in: w, unknown: "failed session of no invoice",
+                                              closed: "invoice closed, its delayed payment failed")
             case let .refunded(intent, fully):
                 guard fully else { return .ignored("partial refund") }
                 guard let invoice = try w.invoice(provider: "stripe", paymentRef: intent) else {
@@ -66,6 +63,15 @@ extension BadgeService {
                 return try refund(invoice, in: w, at: now)
             }
         }
+    }
+
+    /// Closes the open invoice of a Stripe session that can no longer be paid.
+    private func closeUnpaidSession(_ sessionId: String, in w: any StoreWriter, unknown: String,
+                                    closed: String) throws -> SettlementOutcome {
+        guard let invoice = try w.invoice(provider: "stripe", providerRef: sessionId) else { return .ignored(unknown) }
+        guard try w.setInvoiceStatus(invoiceId: invoice.invoiceId, from: [.open], to: .closed, paidAt: nil, paymentRef: nil)
+        else { return .ignored("invoice already \(invoice.status.rawValue)") }
+        return .applied(closed)
     }
 
     /// Applies a verified BTCPay delivery: the delivery is only a hint, so the invoice is read

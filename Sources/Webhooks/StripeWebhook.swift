@@ -21,6 +21,9 @@ public enum StripeSettlement: Hashable, Sendable {
     case paid(sessionId: String, clientReferenceId: String?, amountTotal: Int?, currency: String?, paymentIntent: String?)
     /// `checkout.session.expired`: the session closed unpaid.
     case expired(sessionId: String, clientReferenceId: String?)
+    /// `checkout.session.async_payment_failed`: the delayed payment of a completed session
+    /// failed. The session is over (Stripe sends no `expired` after it), so it will never be paid.
+    case paymentFailed(sessionId: String, clientReferenceId: String?)
     /// `charge.refunded`: `fully` when the whole charge was refunded.
     case refunded(paymentIntent: String, fully: Bool)
     /// Any other event, or a completed session not paid yet: acknowledged, nothing changes.
@@ -103,6 +106,8 @@ public struct StripeWebhook: Sendable {
                                paymentIntent: object?["payment_intent"]?.stringValue)
         case "checkout.session.expired":
             settlement = .expired(sessionId: try session(), clientReferenceId: object?["client_reference_id"]?.stringValue)
+        case "checkout.session.async_payment_failed":
+            settlement = .paymentFailed(sessionId: try session(), clientReferenceId: object?["client_reference_id"]?.stringValue)
         case "charge.refunded":
             guard let intent = object?["payment_intent"]?.stringValue else { throw .malformedEvent("no payment_intent") }
             let fully: Bool

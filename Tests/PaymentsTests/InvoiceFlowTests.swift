@@ -182,6 +182,29 @@ import Webhooks
         #expect(try #require(h.invoice(by: key).invoice).invoiceId != invoice.invoiceId)
     }
 
+    /// A completed session whose delayed payment (a bank debit) fails is over: Stripe sends no
+    /// `expired` after it, so the failure closes the invoice, or `purchaseBadge` would answer
+    /// `payment_pending` for ever and the app would never offer Buy again.
+    @Test func aFailedDelayedPaymentClosesTheInvoice() throws {
+        let key = Ed25519PrivateKey()
+        let invoice = try #require(h.invoice(by: key).invoice)
+        let record = try h.record(invoice.invoiceId)
+        var unpaid = h.paidSession(record)
+        if case .object(var o) = unpaid { o["payment_status"] = "unpaid"; unpaid = .object(o) }
+        #expect(try h.deliverStripe(h.stripeEvent(type: "checkout.session.completed", object: unpaid)) == .ignored("checkout.session.completed"))
+        #expect(h.purchase(by: key, invoiceId: invoice.invoiceId, masterKey: SecureRandom.bytes(32)).errorCode == .paymentPending)
+        #expect(try h.deliverStripe(h.stripeEvent(type: "checkout.session.async_payment_failed", object: unpaid))
+                == .applied("invoice closed, its delayed payment failed"))
+        #expect(try h.record(invoice.invoiceId).status == .closed)
+        #expect(h.purchase(by: key, invoiceId: invoice.invoiceId, masterKey: SecureRandom.bytes(32)).errorCode == .receiptInvalid)
+        #expect(try #require(h.invoice(by: key).invoice).invoiceId != invoice.invoiceId)
+        // A failure of a session we do not know changes nothing.
+        var unknown = unpaid
+        if case .object(var o) = unknown { o["id"] = "cs_test_unknown"; unknown = .object(o) }
+        #expect(try h.deliverStripe(h.stripeEvent(type: "checkout.session.async_payment_failed", object: unknown))
+                == .ignored("failed session of no invoice"))
+    }
+
     @Test func aRefundDebitsTheUnissuedMonths() throws {
         let key = Ed25519PrivateKey()
         let invoice = try #require(h.invoice(by: key, offerId: DefaultCatalog.supporterTwelveMonthsOfferId).invoice)
