@@ -115,6 +115,22 @@ extension RPCResponse {
         #expect(s.apple.reads == ["1000"])
     }
 
+    /// A store time with milliseconds (Apple's dates, Play's `expiryTime`) is credited in whole
+    /// seconds, as the ledger stores it: the answer, the stored rows and a repeat's answer agree.
+    @Test func aChargeDatedToTheMillisecondIsCreditedInWholeSeconds() throws {
+        let start = Timestamp(seconds: at(2026, 3, 9).seconds + 36_000, nanoseconds: 270_000_000)
+        let charge = monthlyCharge("2000000170", start: start)
+        #expect(charge.periodStart == Timestamp(seconds: start.seconds) && charge.periodEnd.nanoseconds == 0)
+        s.apple.answer("1070", .success(.charged(charge)))
+        let key = Ed25519PrivateKey(), master = SecureRandom.bytes(32)
+        let out = try s.purchase("1070", by: key, masterKey: master)
+        let entries = try #require(out.entries)
+        #expect(entries.first?.createdAt == Timestamp(seconds: start.seconds))
+        #expect(entries.allSatisfy { [$0.createdAt, $0.balanceStartTs, $0.balanceAnchorTs].allSatisfy { $0.nanoseconds == 0 } })
+        #expect(try s.checkedLedger(of: key) == entries)
+        #expect(try s.purchase("1070", by: key, masterKey: master) == out)
+    }
+
     @Test func anAnnualChargeStartedMonthsAgoLapsesWhatRanOutAndIssuesTheCurrentMonth() throws {
         s.apple.answer("1001", .success(.charged(monthlyCharge("c1", start: at(2026, 1, 20), months: 12))))
         let key = Ed25519PrivateKey()

@@ -19,6 +19,9 @@ public struct StoreCharge: Sendable, Equatable {
     public var badgeType: BadgeType
     public var months: Int
     /// The store's billing period: the credit is dated to its start (or the ledger's last row when later).
+    /// Whole seconds, as the ledger and the charge records keep them: Apple's dates carry
+    /// milliseconds, Play's times often do, and a row answered with them would differ from the
+    /// same row read back (a repeat's answer, the client's check of the rows that follow).
     public var periodStart: Timestamp
     public var periodEnd: Timestamp
 
@@ -28,8 +31,8 @@ public struct StoreCharge: Sendable, Equatable {
         self.productId = productId
         self.badgeType = badgeType
         self.months = months
-        self.periodStart = periodStart
-        self.periodEnd = periodEnd
+        self.periodStart = Timestamp(seconds: periodStart.seconds)
+        self.periodEnd = Timestamp(seconds: periodEnd.seconds)
     }
 }
 
