@@ -41,7 +41,8 @@ extension BadgeService {
 
         return try conditionalWrite(read: { r in
             (purchase: try r.purchase(key: purchaseKey),
-             creditedTo: try r.creditedPurchase(provider: "apple", providerRef: reference))
+             creditedTo: try r.creditedPurchase(provider: "apple", providerRef: reference),
+             refunded: try r.isRefunded(ProviderRefund(provider: "apple", kind: .payment, reference: reference)))
         }, decide: { s in
             if let purchase = s.purchase, s.creditedTo == purchase.id {
                 return .answer(try replay(purchase, receipt: Self.recoveryReceipt(masterKey: purchase.masterKey,
@@ -54,6 +55,9 @@ extension BadgeService {
                 throw BadgeServiceError(refusal)
             case .verified(let verified, _): transaction = verified
             }
+            // Refunded before it was presented: a transaction signed before the refund carries no
+            // revocationDate, but the verified REFUND notification was kept.
+            if s.refunded { throw BadgeServiceError.receiptInvalid }
             if s.creditedTo != nil { throw BadgeServiceError.receiptUsed }
             guard let product = try storeProducts().product(store: "apple", id: transaction.productId) else {
                 throw BadgeServiceError.pricing(.productUnavailable)

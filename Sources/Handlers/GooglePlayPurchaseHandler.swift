@@ -72,12 +72,16 @@ extension BadgeService {
         let receiptSeed = "google:" + reference
 
         // From the record first: a replay or another key's token never reaches Play.
-        let (held, creditedTo) = try store.read { r in
-            (try r.purchase(key: purchaseKey), try r.creditedPurchase(provider: "google", providerRef: reference))
+        let refund = ProviderRefund(provider: "google", kind: .payment, reference: reference)
+        let (held, creditedTo, refunded) = try store.read { r in
+            (try r.purchase(key: purchaseKey), try r.creditedPurchase(provider: "google", providerRef: reference),
+             try r.isRefunded(refund))
         }
         if let held, creditedTo == held.id {
             return try replay(held, receipt: Self.recoveryReceipt(masterKey: held.masterKey, invoiceId: receiptSeed))
         }
+        // Voided before it was presented (a verified voided-purchase notification was kept).
+        if refunded { throw BadgeServiceError.receiptInvalid }
         if creditedTo != nil { throw BadgeServiceError.receiptUsed }
         if held != nil { throw BadgeServiceError.badRequest("this purchase key already holds a badge") }
         // Judged before Play is asked: a proof that fails never gets the purchase acknowledged.
@@ -98,11 +102,13 @@ extension BadgeService {
 
         return try conditionalWrite(read: { r in
             (purchase: try r.purchase(key: purchaseKey),
-             creditedTo: try r.creditedPurchase(provider: "google", providerRef: reference))
+             creditedTo: try r.creditedPurchase(provider: "google", providerRef: reference),
+             refunded: try r.isRefunded(refund))
         }, decide: { s in
             if let held = s.purchase, s.creditedTo == held.id {
                 return .answer(try replay(held, receipt: Self.recoveryReceipt(masterKey: held.masterKey, invoiceId: receiptSeed)))
             }
+            if s.refunded { throw BadgeServiceError.receiptInvalid }
             if s.creditedTo != nil { throw BadgeServiceError.receiptUsed }
             if s.purchase != nil { throw BadgeServiceError.badRequest("this purchase key already holds a badge") }
             let upgrading = try upgrade.map { try judgeStoreUpgrade($0, toPurchaseKey: purchaseKey, product: product, now: now) }

@@ -30,8 +30,10 @@ extension BadgeService {
     /// Applies a verified Stripe event once (deduplicated by event id in the same transaction):
     /// a paid session settles its invoice only when the session, `client_reference_id`, amount
     /// and currency all match it (an upgrade invoice debiting the purchase it converts in the
-    /// same transaction); an expired one, or one whose delayed payment failed, closes it; a full refund of a settled payment
-    /// closes an uncredited invoice or debits the unissued months of the purchase it funded.
+    /// same transaction); an expired one, or one whose delayed payment failed, closes it; a full
+    /// refund of a settled payment closes an uncredited invoice or debits the unissued months of
+    /// the purchase it funded, and one that comes before its paid session is recorded, so that
+    /// session marks the invoice refunded instead of paid.
     public func settle(_ event: StripeEvent) -> SettlementOutcome {
         let now = clock()
         return settlementWrite { w in
@@ -46,6 +48,13 @@ extension BadgeService {
                 guard reference == invoice.invoiceId, amount == Int(invoice.amount),
                       currency?.lowercased() == invoice.currency.lowercased()
                 else { return .ignored("paid session that does not match its invoice") }
+                // Stripe does not order its events: the refund may have come first.
+                if let intent, try w.isRefunded(ProviderRefund(provider: "stripe", kind: .payment, reference: intent)) {
+                    guard try w.setInvoiceStatus(invoiceId: invoice.invoiceId, from: [.open, .closed], to: .refunded,
+                                                 paidAt: nil, paymentRef: intent)
+                    else { return .ignored("invoice already \(invoice.status.rawValue)") }
+                    return .applied("invoice refunded before it settled")
+                }
                 guard try w.setInvoiceStatus(invoiceId: invoice.invoiceId, from: [.open, .closed], to: .paid, paidAt: now,
                                              paymentRef: intent)
                 else { return .ignored("invoice already \(invoice.status.rawValue)") }
@@ -58,7 +67,10 @@ extension BadgeService {
             case let .refunded(intent, fully):
                 guard fully else { return .ignored("partial refund") }
                 guard let invoice = try w.invoice(provider: "stripe", paymentRef: intent) else {
-                    return .ignored("refund of no invoice")
+                    // Its paid session may still come (Stripe does not order events): kept, so it
+                    // never settles.
+                    try w.recordRefund(ProviderRefund(provider: "stripe", kind: .payment, reference: intent), at: now)
+                    return .applied("refund of a payment not settled yet recorded")
                 }
                 return try refund(invoice, in: w, at: now)
             }

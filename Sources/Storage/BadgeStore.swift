@@ -56,6 +56,8 @@ public protocol StoreReader {
     func invoices(purchaseKey: String) throws -> [InvoiceRecord]
     /// The purchase a provider's payment was credited to, if it was.
     func creditedPurchase(provider: String, providerRef: String) throws -> Int64?
+    /// Whether the provider took this payment or charge back (``StoreWriter/recordRefund(_:at:)``).
+    func isRefunded(_ refund: ProviderRefund) throws -> Bool
     /// The subscription a store knows by `reference`, whether or not a purchase holds it.
     func subscription(store: String, reference: String) throws -> SubscriptionRecord?
     func subscription(id: Int64) throws -> SubscriptionRecord?
@@ -103,6 +105,9 @@ public protocol StoreWriter: StoreReader {
                           paymentRef: String?) throws -> Bool
     /// Records a provider event id; false when it was already recorded (a redelivery).
     func recordProviderEvent(provider: String, eventId: String, at: Timestamp) throws -> Bool
+    /// Records that the provider took a payment or charge back before anything credited it, so
+    /// no later credit does; recording it again changes nothing.
+    func recordRefund(_ refund: ProviderRefund, at: Timestamp) throws
     /// Records that a provider's payment funded a purchase; unique by (provider, providerRef),
     /// so a payment is credited once.
     func insertPayment(paymentId: String, provider: String, providerRef: String, purchaseId: Int64, at: Timestamp) throws

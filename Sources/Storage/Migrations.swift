@@ -261,6 +261,21 @@ enum Migrations {
         );
         CREATE INDEX wallet_coin_ledger_by_account ON wallet_coin_ledger (account, row_id);
         """),
+        // A provider's word that it took a payment or a charge back, kept when nothing this service
+        // credited matched it yet: a refund can arrive before the payment is presented (an App
+        // Store transaction kept unpresented, a Stripe refund delivered before the paid session, a
+        // Play renewal voided before a check saw it), and the later credit must be refused.
+        // kind 'payment' is a one-time payment as `badge_payments.provider_ref` holds it (a Stripe
+        // payment intent); 'charge' a subscription charge (`charge {chargeId}`).
+        (11, """
+        CREATE TABLE badge_refunds (
+            provider     TEXT NOT NULL,
+            kind         TEXT NOT NULL CHECK (kind IN ('payment', 'charge')),
+            reference    TEXT NOT NULL,
+            refunded_at  INTEGER NOT NULL,
+            PRIMARY KEY (provider, kind, reference)
+        );
+        """),
     ]
 
     static var latestVersion: Int { steps.last!.version }

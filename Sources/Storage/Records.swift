@@ -175,3 +175,24 @@ public struct IssueView: Hashable, Sendable {
         self.pausedSince = pausedSince
     }
 }
+
+/// A payment or a subscription charge a provider took back (`badge_refunds`).
+public struct ProviderRefund: Hashable, Sendable {
+    public enum Kind: String, Sendable {
+        /// A one-time payment, by the reference `badge_payments.provider_ref` holds for it, or a
+        /// Stripe payment intent.
+        case payment
+        /// A subscription charge, by the ledger's `charge {chargeId}`.
+        case charge
+    }
+
+    public var provider: String
+    public var kind: Kind
+    public var reference: String
+
+    public init(provider: String, kind: Kind, reference: String) {
+        self.provider = provider
+        self.kind = kind
+        self.reference = reference
+    }
+}

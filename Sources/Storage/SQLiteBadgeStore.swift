@@ -404,6 +404,18 @@ struct SQLStoreTransaction<Connection: SQLConnection>: StoreWriter {
         return conn.changes > 0
     }
 
+    func recordRefund(_ refund: ProviderRefund, at: Timestamp) throws {
+        try conn.query("""
+            INSERT INTO badge_refunds (provider, kind, reference, refunded_at) VALUES (?, ?, ?, ?)
+            ON CONFLICT (provider, kind, reference) DO NOTHING
+            """, [.text(refund.provider), .text(refund.kind.rawValue), .text(refund.reference), .integer(at.seconds)])
+    }
+
+    func isRefunded(_ refund: ProviderRefund) throws -> Bool {
+        try !conn.query("SELECT 1 FROM badge_refunds WHERE provider = ? AND kind = ? AND reference = ?",
+                        [.text(refund.provider), .text(refund.kind.rawValue), .text(refund.reference)]).isEmpty
+    }
+
     func insertPayment(paymentId: String, provider: String, providerRef: String, purchaseId: Int64, at: Timestamp) throws {
         try conn.query("""
             INSERT INTO badge_payments (payment_id, provider, provider_ref, purchase_id, created_at) VALUES (?, ?, ?, ?, ?)

@@ -9,7 +9,8 @@ import Testing
 
 /// App Store Server Notifications V2 (`POST /webhooks/apple`, issue 10 item 7) on the release
 /// binary over HTTP: notifications signed with the fake's test PKI refund a one-time purchase and
-/// end an annual subscription at once; a forged chain, another bundle, a forged inner
+/// end an annual subscription at once, and a refund of a transaction not presented yet makes it
+/// receipt_invalid; a forged chain, another bundle, a forged inner
 /// transaction and a garbage body are refused 400 and counted; a replayed UUID changes nothing;
 /// the statement the client gets afterwards passes the client replica's checks.
 @Suite(.serialized, .timeLimit(.minutes(5))) struct AppStoreNotificationEndToEndTests {
@@ -113,6 +114,23 @@ import Testing
         // The client replica accepts what it is sent.
         #expect(checkLedger(refundRows, after: boughtLast, purchaseBadgeType: .legend) == nil)
 
+        // Refunded before it was ever presented: the transaction the app kept, signed before the
+        // refund, carries no revocationDate, yet the verified REFUND was recorded, so it is
+        // receipt_invalid and credits nothing.
+        let kept = Self.transaction(fake, id: "2000000700000002", original: "2000000700000002", product: "BADGE_LEGEND_03",
+                                    type: "Consumable", nowMs: nowMs)
+        let keptJWS = try fake.sign(.object(kept))
+        var keptRefunded = kept
+        keptRefunded["revocationDate"] = .number(JSONNumber(nowMs - 30_000))
+        let early = try Self.notification("REFUND", uuid: "uuid-refund-unpresented", signedTransaction: try fake.sign(.object(keptRefunded)),
+                                          bundle: fake.bundleId, nowMs: nowMs, sign: sign)
+        let recorded = try await onOwnThread { try Self.post(service, early) }
+        #expect(recorded.status == 200 && recorded.json?["status"] == "applied", "\(recorded.text)")
+        let presented = try await onOwnThread {
+            try AppStoreEndToEndTests.purchase(service, jws: keptJWS, key: Ed25519PrivateKey(), masterKey: SecureRandom.bytes(32))
+        }
+        #expect(presented.status == 422 && presented.response?.errorCode == .receiptInvalid, "\(presented.text)")
+
         // An annual subscription: credited its twelve months, one issued; the REFUND of that
         // charge ends the coverage at once.
         let original = "2000000710000001", charge = "2000000710000009"
@@ -156,7 +174,7 @@ import Testing
 
         // Counted by outcome; the log names no signed payload.
         let metrics = try HTTP.request("GET", "http://127.0.0.1:\(service.port)/metrics").text
-        for (result, count) in [("refused", 5), ("applied", 2), ("duplicate", 1), ("ignored", 1)] {
+        for (result, count) in [("refused", 5), ("applied", 3), ("duplicate", 1), ("ignored", 1)] {
             #expect(metrics.contains("route=\"webhook_apple\",command=\"\",result=\"\(result)\"} \(count)"), "\(result)")
         }
         #expect(!service.accessLog.contains(refundedJWS.prefix(40)) && !service.stderr.contains(refundedJWS.prefix(40)))

@@ -121,6 +121,16 @@ import Testing
         check(voidRows.map(\.entryType) == [.debit(.refund)] && voidRows.map(\.changeMonths) == [-2], "after the void: \(afterVoid.text)")
         check(checkLedger(voidRows, after: boughtLast, purchaseBadgeType: .legend) == nil, "replica check after the void")
 
+        // Voided before it was ever presented: recorded, so presenting the token is
+        // receipt_invalid (Play is not asked: nothing is scripted for it).
+        let early = "pabeldfhmkjnhppdkmgapcfg.AO-J1OwE2E_rtdn_early-4"
+        let earlyVoid = try post(Self.push(Self.notification("voidedPurchaseNotification",
+                                                             ["purchaseToken": .string(early), "orderId": "GPA.34", "productType": 2,
+                                                              "refundType": 1]), messageId: "m-void-early"))
+        check(earlyVoid.status == 200 && status(earlyVoid) == "applied", "voided before presented: \(earlyVoid.text)")
+        let presented = try GooglePlayEndToEndTests.buy(service, token: early, product: "badge_legend_03", key: Ed25519PrivateKey())
+        check(presented.status == 422 && presented.response?.errorCode == .receiptInvalid, "presented after its void: \(presented.text)")
+
         // Two annual subscriptions: one has its charge voided, the other is revoked; each ends at once.
         for (name, subscriptionToken, event, body) in [
             ("voided subscription", tokens.voided, "voidedPurchaseNotification",
@@ -147,7 +157,7 @@ import Testing
         check(status(renewed) == "ignored", "SUBSCRIPTION_RENEWED: \(renewed.text)")
 
         let metrics = try HTTP.request("GET", "http://127.0.0.1:\(service.port)/metrics").text
-        for (result, count) in [("retry_later", 1), ("refused", 4), ("applied", 3), ("duplicate", 1), ("ignored", 2)] {
+        for (result, count) in [("retry_later", 1), ("refused", 4), ("applied", 4), ("duplicate", 1), ("ignored", 2)] {
             check(metrics.contains("route=\"webhook_google\",command=\"\",result=\"\(result)\"} \(count)"), "metrics \(result)")
         }
         for secret in [token, tokens.oneTime, tokens.voided, tokens.revoked] {

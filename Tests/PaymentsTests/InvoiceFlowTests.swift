@@ -205,6 +205,31 @@ import Webhooks
                 == .ignored("failed session of no invoice"))
     }
 
+    /// Stripe does not order its events: a full refund delivered before the paid session is
+    /// recorded, and the session then marks the invoice refunded, never paid or credited.
+    @Test func aRefundBeforeItsPaidSessionIsNeverCredited() throws {
+        let key = Ed25519PrivateKey()
+        let invoice = try #require(h.invoice(by: key).invoice)
+        let record = try h.record(invoice.invoiceId)
+        let charge: JSONValue = ["id": "ch_early", "object": "charge", "payment_intent": "pi_early",
+                                 "amount": .number(JSONNumber(Int(record.amount))),
+                                 "amount_refunded": .number(JSONNumber(Int(record.amount))), "refunded": true]
+        #expect(try h.deliverStripe(h.stripeEvent(type: "charge.refunded", object: charge))
+                == .applied("refund of a payment not settled yet recorded"))
+        #expect(try h.record(invoice.invoiceId).status == .open)
+        #expect(try h.deliverStripe(h.stripeEvent(type: "checkout.session.completed", object: h.paidSession(record, intent: "pi_early")))
+                == .applied("invoice refunded before it settled"))
+        #expect(try h.record(invoice.invoiceId).status == .refunded)
+        #expect(h.purchase(by: key, invoiceId: invoice.invoiceId, masterKey: SecureRandom.bytes(32)).errorCode == .receiptInvalid)
+        #expect(try h.ledger(of: key).isEmpty)
+        // Another invoice, paid by another intent, settles as before.
+        let other = Ed25519PrivateKey()
+        let second = try #require(h.invoice(by: other).invoice)
+        #expect(try h.deliverStripe(h.stripeEvent(type: "checkout.session.completed",
+                                                  object: h.paidSession(try h.record(second.invoiceId), intent: "pi_later")))
+                == .applied("invoice settled"))
+    }
+
     @Test func aRefundDebitsTheUnissuedMonths() throws {
         let key = Ed25519PrivateKey()
         let invoice = try #require(h.invoice(by: key, offerId: DefaultCatalog.supporterTwelveMonthsOfferId).invoice)

@@ -231,6 +231,22 @@ import Testing
         }
     }
 
+    /// A refund recorded ahead of its payment is found by provider, kind and reference alone;
+    /// recording it again is no error and changes nothing.
+    @Test(arguments: StoreBackend.allCases) func refundsRecordedAheadAreFoundByTheirWholeKey(_ backend: StoreBackend) throws {
+        let store = try backend.makeStore(in: dir)
+        let refund = ProviderRefund(provider: "apple", kind: .payment, reference: "2000000700000002")
+        #expect(try store.read { try $0.isRefunded(refund) } == false)
+        try store.write { try $0.recordRefund(refund, at: t0) }
+        try store.write { try $0.recordRefund(refund, at: t0.adding(seconds: 5)) }
+        #expect(try store.read { try $0.isRefunded(refund) })
+        for other in [ProviderRefund(provider: "google", kind: .payment, reference: refund.reference),
+                      ProviderRefund(provider: "apple", kind: .charge, reference: refund.reference),
+                      ProviderRefund(provider: "apple", kind: .payment, reference: "2000000700000003")] {
+            #expect(try store.read { try $0.isRefunded(other) } == false, "\(other)")
+        }
+    }
+
     @Test(arguments: StoreBackend.allCases) func ledgerAppendIsConditionalOnTheTip(_ backend: StoreBackend) throws {
         let store = try backend.makeStore(in: dir)
         let p = try store.write { try $0.insertPurchase(key: "K", masterKey: [1], badgeType: .supporter, at: t0) }

@@ -4,7 +4,7 @@ import Storage
 
 /// The badge ledger's listener, the first of every deployment: a one-time purchase credited from
 /// the payment the store took back has its unissued months debited `refund` at once, as a card
-/// refund does; a subscription purchase follows the renewal check's rule
+/// refund does, and a payment not credited yet is recorded refunded, so it never is; a subscription purchase follows the renewal check's rule
 /// (``RenewalSnapshot/endsCoverage(_:at:)``): a revoked subscription, or a taken-back charge its
 /// running coverage was granted for, lapses what ran out, debits the rest `refund`, and the
 /// subscription reads `ended`, without waiting for the next renewal check.
@@ -15,7 +15,13 @@ struct BadgeLedgerRefunds: StoreNotificationListener {
         switch notice.productKind {
         case .oneTime:
             guard let purchaseId = try w.creditedPurchase(provider: notice.store.rawValue, providerRef: notice.paymentReference)
-            else { return nil }
+            else {
+                // Not presented yet (an App Store transaction signed before the refund carries no
+                // revocationDate): kept, so presenting it later is receipt_invalid.
+                try w.recordRefund(ProviderRefund(provider: notice.store.rawValue, kind: .payment, reference: notice.paymentReference),
+                                   at: now)
+                return "refund of a payment not credited yet recorded"
+            }
             return "badge refund debited \(try service.debitRefund(purchaseId: purchaseId, in: w, at: now)) months"
         case .subscription:
             guard let reference = notice.subscriptionReference,
