@@ -131,6 +131,13 @@ import Testing
         let presented = try GooglePlayEndToEndTests.buy(service, token: early, product: "badge_legend_03", key: Ed25519PrivateKey())
         check(presented.status == 422 && presented.response?.errorCode == .receiptInvalid, "presented after its void: \(presented.text)")
 
+        // A renewal order voided before any check read it: recorded, so no later read grants it
+        // (what a check then does is RenewalCheckTests' `aChargeTakenBackBeforeACheckReadItIsNeverGranted`).
+        let renewalVoid = try post(Self.push(Self.notification("voidedPurchaseNotification",
+                                                               ["purchaseToken": .string(tokens.voided), "orderId": "GPA.32-1..0",
+                                                                "productType": 1, "refundType": 1]), messageId: "m-void-renewal"))
+        check(renewalVoid.status == 200 && status(renewalVoid) == "applied", "voided renewal order: \(renewalVoid.text)")
+
         // Two annual subscriptions: one has its charge voided, the other is revoked; each ends at once.
         for (name, subscriptionToken, event, body) in [
             ("voided subscription", tokens.voided, "voidedPurchaseNotification",
@@ -157,7 +164,7 @@ import Testing
         check(status(renewed) == "ignored", "SUBSCRIPTION_RENEWED: \(renewed.text)")
 
         let metrics = try HTTP.request("GET", "http://127.0.0.1:\(service.port)/metrics").text
-        for (result, count) in [("retry_later", 1), ("refused", 4), ("applied", 4), ("duplicate", 1), ("ignored", 2)] {
+        for (result, count) in [("retry_later", 1), ("refused", 4), ("applied", 5), ("duplicate", 1), ("ignored", 2)] {
             check(metrics.contains("route=\"webhook_google\",command=\"\",result=\"\(result)\"} \(count)"), "metrics \(result)")
         }
         for secret in [token, tokens.oneTime, tokens.voided, tokens.revoked] {

@@ -139,6 +139,26 @@ import Testing
         #expect(s.apple.reads.count == 3)
     }
 
+    /// A renewal charge a verified notice took back before any check read it (Play reports a
+    /// voided order as the latest successful one while the subscription runs on) is never
+    /// granted: not from the fresh read, not from the read recorded for the rest of the hour.
+    @Test func aChargeTakenBackBeforeACheckReadItIsNeverGranted() throws {
+        let (key, first) = try subscribed("2014", monthlyCharge("v1", start: at(2026, 3, 10)))
+        try s.h.store.write { try $0.recordRefund(ProviderRefund(provider: "apple", kind: .charge, reference: "v2"), at: at(2026, 4, 10, 13)) }
+        s.now = at(2026, 4, 10, 14)
+        s.apple.answer("2014", .success(.charged(monthlyCharge("v2", start: at(2026, 4, 10)))))
+        var out = s.issue(by: key, asserting: first)
+        #expect(out.credential == nil)
+        #expect(out.statement?.entries.contains { $0.entryType == .credit(.charge(chargeId: "v2")) } == false)
+        s.now = s.now.adding(seconds: 1800)
+        out = s.issue(by: key, asserting: first)
+        #expect(out.credential == nil)
+        #expect(s.apple.reads.count == 2)  // the purchase's read and the check's, nothing since
+        let ledger = try s.checkedLedger(of: key)
+        #expect(!ledger.contains { $0.entryType == .credit(.charge(chargeId: "v2")) })
+        #expect(try s.h.store.read { r in try r.subscription(store: "apple", reference: "2014")?.latestChargeRevoked } == true)
+    }
+
     @Test func aStoreThatDoesNotAnswerAfterCoverageIsProviderUnavailableWithTheHour() throws {
         let (key, first) = try subscribed("2005", monthlyCharge("m1", start: at(2026, 3, 10)))
         s.now = at(2026, 4, 10, 12)

@@ -131,6 +131,18 @@ extension RPCResponse {
         #expect(try s.purchase("1070", by: key, masterKey: master) == out)
     }
 
+    /// A latest charge a verified notice took back is not credited to a first purchase: payment
+    /// pending (the store's next charge may be), nothing written but the hour.
+    @Test func aFirstChargeTakenBackIsNotCredited() throws {
+        try s.h.store.write { try $0.recordRefund(ProviderRefund(provider: "apple", kind: .charge, reference: "2000000180"), at: s.now) }
+        s.apple.answer("1080", .success(.charged(monthlyCharge("2000000180", start: at(2026, 3, 9)))))
+        let key = Ed25519PrivateKey()
+        let out = try s.purchase("1080", by: key, masterKey: SecureRandom.bytes(32))
+        #expect(out.errorCode == .paymentPending)
+        #expect(try s.h.store.read { try $0.purchase(key: key.publicKey.purchaseKeyText) } == nil)
+        #expect(try s.h.store.read { try $0.subscription(store: "apple", reference: "1080")?.purchaseId } == nil)
+    }
+
     @Test func anAnnualChargeStartedMonthsAgoLapsesWhatRanOutAndIssuesTheCurrentMonth() throws {
         s.apple.answer("1001", .success(.charged(monthlyCharge("c1", start: at(2026, 1, 20), months: 12))))
         let key = Ed25519PrivateKey()

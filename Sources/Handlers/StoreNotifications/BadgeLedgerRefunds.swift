@@ -24,9 +24,15 @@ struct BadgeLedgerRefunds: StoreNotificationListener {
             }
             return "badge refund debited \(try service.debitRefund(purchaseId: purchaseId, in: w, at: now)) months"
         case .subscription:
+            // Kept whatever follows: a check or a first purchase that reads this charge later never
+            // grants it, and Play goes on reporting a voided order as the latest successful one.
+            let chargeRecorded = "refund of a charge not granted recorded"
+            if let charge = notice.chargeId {
+                try w.recordRefund(ProviderRefund(provider: notice.store.rawValue, kind: .charge, reference: charge), at: now)
+            }
             guard let reference = notice.subscriptionReference,
                   var record = try w.subscription(store: notice.store.rawValue, reference: reference)
-            else { return nil }
+            else { return notice.chargeId == nil ? nil : chargeRecorded }
             let reading = SubscriptionReading(
                 state: notice.chargeId == nil ? .ended : record.lastState,
                 latestChargeId: notice.chargeId ?? record.latestChargeId,
@@ -57,7 +63,7 @@ struct BadgeLedgerRefunds: StoreNotificationListener {
                 try w.updateSubscription(record)
                 return "subscription charge marked revoked"
             }
-            return nil
+            return notice.chargeId == nil ? nil : chargeRecorded
         }
     }
 }

@@ -102,12 +102,32 @@ extension BadgeService {
     /// Asks the store, after the path's hour was claimed: the reading, or the refusal in its class.
     func readSubscription(_ adapter: any SubscriptionStore, reference: String,
                           now: Timestamp) -> Result<SubscriptionReading, SubscriptionRefusal> {
+        let reading: SubscriptionReading
         do {
-            return .success(try adapter.read(reference: reference, now: now))
+            reading = try adapter.read(reference: reference, now: now)
         } catch {
             configuration.reportProviderFailure("\(adapter.name) subscription: \(error.reason)")
             return .failure(error)
         }
+        do {
+            return .success(try withRecordedRefunds(reading, store: adapter.name))
+        } catch {
+            return .failure(SubscriptionRefusal(.internal, "reading the refunds recorded: \(error)"))
+        }
+    }
+
+    /// `reading` with its charge not grantable when a verified notice took that charge back
+    /// (`badge_refunds`): Play goes on reporting a voided order as the latest successful one while
+    /// the subscription runs, so its reading alone would grant it.
+    func withRecordedRefunds(_ reading: SubscriptionReading, store name: String) throws -> SubscriptionReading {
+        guard case .success(let charge) = reading.charge,
+              try store.read({ try $0.isRefunded(ProviderRefund(provider: name, kind: .charge, reference: charge.chargeId)) })
+        else { return reading }
+        var taken = reading
+        taken.charge = .failure(SubscriptionRefusal(.paymentPending(retryAfter: SubscriptionRefusal.day),
+                                                    "the store took the charge back"))
+        if taken.latestChargeId == charge.chargeId { taken.latestChargeRevoked = true }
+        return taken
     }
 
     /// Makes the store keep `charge` before it is first credited, when the reading says it does not

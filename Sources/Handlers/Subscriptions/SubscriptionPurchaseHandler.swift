@@ -67,9 +67,13 @@ extension BadgeService {
     }
 
     /// Records `charge` granted to `purchaseId` (at most once, ever) and the read it came from (nil
-    /// when the last read answered, which stays as it was).
+    /// when the last read answered, which stays as it was). A charge taken back since it was read
+    /// (a refund notice landing meanwhile) is a conflict: never granted.
     func grantCharge(_ charge: StoreCharge, of record: inout SubscriptionRecord, to purchaseId: Int64,
                      reading: SubscriptionReading?, at now: Timestamp, in w: any StoreWriter) throws {
+        guard try !w.isRefunded(ProviderRefund(provider: record.store, kind: .charge, reference: charge.chargeId)) else {
+            throw StorageError.conflict(constraint: "subscription charge taken back")
+        }
         _ = try w.recordSubscriptionCharge(SubscriptionChargeRecord(charge, subscriptionId: record.id, seenAt: now))
         guard try w.grantSubscriptionCharge(subscriptionId: record.id, chargeId: charge.chargeId, at: now) else {
             throw StorageError.conflict(constraint: "subscription charge already granted")
