@@ -146,5 +146,15 @@ import Testing
                                           payment: .apple(jws: try await jws("5601", original: "5601", product: "BADGE_SUPPORTER_01", type: "Consumable"))),
                            by: Ed25519PrivateKey())
         #expect(oneTime.error == .receiptUsed)
+        // Only once verified: a one-time transaction whose signature does not hold is receipt_invalid.
+        let genuine = try await jws("5602", original: "5602", product: "BADGE_SUPPORTER_01", type: "Consumable")
+        var parts = genuine.split(separator: ".").map(String.init)
+        var signature = Array(parts[2])
+        let i = signature.count / 2
+        signature[i] = signature[i] == "A" ? "B" : "A"
+        parts[2] = String(signature)
+        let forged = send(.transferBadge(masterKey: SecureRandom.bytes(32), payment: .apple(jws: parts.joined(separator: "."))),
+                          by: Ed25519PrivateKey())
+        #expect(forged.error == .receiptInvalid)
     }
 }

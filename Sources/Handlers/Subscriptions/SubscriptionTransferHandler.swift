@@ -19,8 +19,15 @@ extension BadgeService {
                 configuration.reportProviderFailure("apple: \(error)")
                 throw BadgeServiceError(error)
             }
-            // A one-time purchase is not moved: its months were issued at purchase.
-            guard claim.isAutoRenewable else { throw BadgeServiceError.receiptUsed }
+            // A one-time purchase is not moved (receipt_used: its months were issued at purchase),
+            // once verified: a forged or Sandbox transaction is answered in its own class.
+            guard claim.isAutoRenewable else {
+                if case .refused(let refusal) = appStore?.verifier.verdict(onTransaction: jws) {
+                    configuration.reportProviderFailure("apple: \(refusal)")
+                    throw BadgeServiceError(refusal)
+                }
+                throw BadgeServiceError.receiptUsed
+            }
             let transaction = try verifiedAppStoreSubscription(jws)
             return try transferBySubscription(key: key, masterKey: masterKey, store: "apple",
                                               reference: transaction.originalTransactionId,
