@@ -69,7 +69,8 @@ extension BadgeService {
                 guard let invoice = try w.invoice(provider: "stripe", paymentRef: intent) else {
                     // Its paid session may still come (Stripe does not order events): kept, so it
                     // never settles.
-                    try w.recordRefund(ProviderRefund(provider: "stripe", kind: .payment, reference: intent), at: now)
+                    guard try w.recordRefund(ProviderRefund(provider: "stripe", kind: .payment, reference: intent), at: now)
+                    else { return .ignored("refund of a payment not settled yet, recorded already") }
                     return .applied("refund of a payment not settled yet recorded")
                 }
                 return try refund(invoice, in: w, at: now)

@@ -106,8 +106,9 @@ public protocol StoreWriter: StoreReader {
     /// Records a provider event id; false when it was already recorded (a redelivery).
     func recordProviderEvent(provider: String, eventId: String, at: Timestamp) throws -> Bool
     /// Records that the provider took a payment or charge back before anything credited it, so
-    /// no later credit does; recording it again changes nothing.
-    func recordRefund(_ refund: ProviderRefund, at: Timestamp) throws
+    /// no later credit does; false when it was recorded already (nothing changes).
+    @discardableResult
+    func recordRefund(_ refund: ProviderRefund, at: Timestamp) throws -> Bool
     /// Records that a provider's payment funded a purchase; unique by (provider, providerRef),
     /// so a payment is credited once.
     func insertPayment(paymentId: String, provider: String, providerRef: String, purchaseId: Int64, at: Timestamp) throws

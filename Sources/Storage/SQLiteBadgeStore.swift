@@ -404,11 +404,12 @@ struct SQLStoreTransaction<Connection: SQLConnection>: StoreWriter {
         return conn.changes > 0
     }
 
-    func recordRefund(_ refund: ProviderRefund, at: Timestamp) throws {
+    func recordRefund(_ refund: ProviderRefund, at: Timestamp) throws -> Bool {
         try conn.query("""
             INSERT INTO badge_refunds (provider, kind, reference, refunded_at) VALUES (?, ?, ?, ?)
             ON CONFLICT (provider, kind, reference) DO NOTHING
             """, [.text(refund.provider), .text(refund.kind.rawValue), .text(refund.reference), .integer(at.seconds)])
+        return conn.changes > 0
     }
 
     func isRefunded(_ refund: ProviderRefund) throws -> Bool {

@@ -18,21 +18,22 @@ struct BadgeLedgerRefunds: StoreNotificationListener {
             else {
                 // Not presented yet (an App Store transaction signed before the refund carries no
                 // revocationDate): kept, so presenting it later is receipt_invalid.
-                try w.recordRefund(ProviderRefund(provider: notice.store.rawValue, kind: .payment, reference: notice.paymentReference),
-                                   at: now)
-                return "refund of a payment not credited yet recorded"
+                let recorded = try w.recordRefund(ProviderRefund(provider: notice.store.rawValue, kind: .payment,
+                                                                 reference: notice.paymentReference), at: now)
+                return recorded ? "refund of a payment not credited yet recorded" : nil
             }
             return "badge refund debited \(try service.debitRefund(purchaseId: purchaseId, in: w, at: now)) months"
         case .subscription:
             // Kept whatever follows: a check or a first purchase that reads this charge later never
             // grants it, and Play goes on reporting a voided order as the latest successful one.
-            let chargeRecorded = "refund of a charge not granted recorded"
-            if let charge = notice.chargeId {
-                try w.recordRefund(ProviderRefund(provider: notice.store.rawValue, kind: .charge, reference: charge), at: now)
+            var chargeRecorded: String?
+            if let charge = notice.chargeId,
+               try w.recordRefund(ProviderRefund(provider: notice.store.rawValue, kind: .charge, reference: charge), at: now) {
+                chargeRecorded = "refund of a charge not granted recorded"
             }
             guard let reference = notice.subscriptionReference,
                   var record = try w.subscription(store: notice.store.rawValue, reference: reference)
-            else { return notice.chargeId == nil ? nil : chargeRecorded }
+            else { return chargeRecorded }
             let reading = SubscriptionReading(
                 state: notice.chargeId == nil ? .ended : record.lastState,
                 latestChargeId: notice.chargeId ?? record.latestChargeId,
@@ -63,7 +64,7 @@ struct BadgeLedgerRefunds: StoreNotificationListener {
                 try w.updateSubscription(record)
                 return "subscription charge marked revoked"
             }
-            return notice.chargeId == nil ? nil : chargeRecorded
+            return chargeRecorded
         }
     }
 }

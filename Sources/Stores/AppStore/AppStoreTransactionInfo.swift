@@ -48,8 +48,9 @@ extension AppStoreServerAPI {
 extension AppStoreVerifier {
     /// Classifies one answer of Get Transaction Info. 200: the signed transaction verified
     /// against the roots, for this bundle id and this transaction id (every failure internal:
-    /// Apple answered it, no client presented it). 404: Apple holds no such transaction
-    /// (receipt_invalid). 401 and 403: this service's key (internal). Anything else: unavailable.
+    /// Apple answered it, no client presented it). 401 and 403: this service's key (internal).
+    /// Anything else, a 404 included, unavailable: a transaction can be missing for a while right
+    /// after its purchase, and receipt_invalid is for certainties only.
     public func transactionInfoVerdict(httpStatus: Int, retryAfterHeader: String?, body: [UInt8], transactionId: String,
                                        now: Timestamp) -> AppStoreTransactionInfoVerdict {
         switch httpStatus {
@@ -67,8 +68,6 @@ extension AppStoreVerifier {
             } catch {
                 return .refused(error.answer == .internal ? error : AppStoreRefusal(.internal, "signed transaction info: \(error.reason)"))
             }
-        case 404:
-            return .refused(.invalid("the App Store holds no such transaction"))
         case 401, 403:
             return .refused(.internal("the App Store Server API refused this service's token or key (\(httpStatus))"))
         default:
