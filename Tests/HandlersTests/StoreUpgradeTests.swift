@@ -75,6 +75,40 @@ import Testing
         }
     }
 
+    /// An upgrade invoice another key opened from the same old purchase priced its credit on that
+    /// purchase's months: while it may still settle, the SKU is refused before Play is asked (its
+    /// settlement would debit nothing and still give the credit); once it cannot, the SKU goes through.
+    @Test func anOpenUpgradeInvoiceOfTheOldPurchaseHoldsItsMonths() throws {
+        let fake = FakeGoogle()
+        try fake.serve { base in
+            let h = try GooglePlayPurchaseTests.harness(fake, base)
+            try StoreProductAdmin(store: h.store).set(StoreProduct(store: "google", productId: Self.sku, badgeType: .legend,
+                                                                   months: 1, kind: .upgrade))
+            let old = Ed25519PrivateKey(), new = Ed25519PrivateKey()
+            let receipt = try Self.supporter(h, fake, token: "heldoldtoken.AO-1", key: old)
+            let oldId = try #require(try h.store.read { try $0.purchase(key: old.publicKey.purchaseKeyText) }).id
+            let invoice = InvoiceRecord(invoiceId: "held-invoice", purchaseKey: Ed25519PrivateKey().publicKey.purchaseKeyText,
+                                        badgeType: .legend, months: 1, price: 7000, discount: 0, credit: 3850, amount: 3150,
+                                        currency: "usd", priceId: DefaultCatalog.legendPriceId, offerId: nil, provider: "stripe",
+                                        method: "card", providerRef: "cs_held", paymentURL: "https://pay.example/cs_held",
+                                        address: nil, cryptoAmount: nil, status: .open, createdAt: h.clock.now,
+                                        expiresAt: h.clock.now.adding(seconds: 3600))
+            try h.store.write { w in
+                try w.insertInvoice(invoice)
+                try w.insertInvoiceUpgrade(InvoiceUpgrade(invoiceId: invoice.invoiceId, fromPurchaseId: oldId, months: 1))
+            }
+            let calls = fake.apiCalls.count
+            let held = Self.upgrade(h, fake, token: "heldnewtoken.AO-2", by: new, proof: try Self.proof(from: old, to: new, receipt: receipt, h: h))
+            #expect(held.error == .badRequest, "\(held.response)")
+            #expect(fake.apiCalls.count == calls)
+            #expect(try h.ledger(of: old).allSatisfy { if case .debit(.upgrade) = $0.entryType { false } else { true } })
+            // Closed unpaid (the session expired): the months are free again.
+            _ = try h.store.write { try $0.setInvoiceStatus(invoiceId: invoice.invoiceId, from: [.open], to: .closed, paidAt: nil, paymentRef: nil) }
+            let out = Self.upgrade(h, fake, token: "heldnewtoken.AO-2", by: new, proof: try Self.proof(from: old, to: new, receipt: receipt, h: h))
+            #expect(out.credential?.badgeType == .legend, "\(out.response)")
+        }
+    }
+
     @Test func aProofThatFailsIsReceiptInvalidBeforePlayIsAsked() throws {
         let fake = FakeGoogle()
         try fake.serve { base in
