@@ -8,6 +8,9 @@ extension BadgeService {
     /// How long after its expiry a crypto invoice may still be paid late: BTCPay monitors an
     /// invoice for a day by default, so until then a closed one answers payment_pending.
     public static let cryptoLateSeconds: Int64 = 86_400
+    /// How long after its expiry an open card invoice may still settle: a session paid just before
+    /// it expired is reported by a webhook Stripe retries for up to three days.
+    public static let cardLateSeconds: Int64 = 3 * 86_400
 
     /// `purchaseBadge` funded by `invoice`: payment_pending until the provider's settlement
     /// lands; then, in one round trip, the purchase with its master key, the `payment {invoiceId}`

@@ -88,11 +88,12 @@ extension BadgeService {
         return nil
     }
 
-    /// Whether an invoice can still be paid at `now`: open until it expires, and a closed crypto
+    /// Whether an invoice can still settle at `now`: an open one until its late window ends
+    /// (a card session's webhook retried, a coin payment confirming late), and a closed crypto
     /// invoice while a late payment may still confirm.
     static func mayStillSettle(_ invoice: InvoiceRecord, at now: Timestamp) -> Bool {
         switch invoice.status {
-        case .open: now < invoice.expiresAt || (invoice.method != "card" && now < invoice.expiresAt.adding(seconds: cryptoLateSeconds))
+        case .open: now < invoice.expiresAt.adding(seconds: invoice.method == "card" ? cardLateSeconds : cryptoLateSeconds)
         case .closed: invoice.method != "card" && now < invoice.expiresAt.adding(seconds: cryptoLateSeconds)
         case .paid, .refunded: false
         }

@@ -129,6 +129,32 @@ import Webhooks
 
     /// The old purchase paused before settlement: the upgrade debit ends the pause; refunded
     /// before settlement: nothing is left to debit, and the debit of none names the new key.
+    /// A card session paid just before it expired may be reported days later (Stripe retries its
+    /// webhook for three days): until then the old purchase's months stay held, so the late
+    /// settlement still finds the months its credit was priced on.
+    @Test func anExpiredCardUpgradeInvoiceHoldsTheMonthsThroughStripesRetries() throws {
+        let old = Ed25519PrivateKey(), new = Ed25519PrivateKey(), third = Ed25519PrivateKey()
+        let (receipt, last) = try supporter12(old)
+        let invoice = try #require(upgradeInvoice(by: new, proof(from: old, to: new, receipt: receipt, last: last)).invoice)
+        let record = try h.record(invoice.invoiceId)
+        let fundByReceipt = { self.h.send(.purchaseBadge(masterKey: SecureRandom.bytes(32), payment: .receipt(receipt: receipt), upgrade: nil),
+                                          by: third) }
+        h.clock.now = record.expiresAt.adding(seconds: 3600)
+        #expect(fundByReceipt().errorCode == .badRequest)
+        h.clock.now = record.expiresAt.adding(seconds: BadgeService.cardLateSeconds - 60)
+        #expect(fundByReceipt().errorCode == .badRequest)
+        #expect(try deliver(h.stripeEvent(type: "checkout.session.completed", object: h.paidSession(record)))
+                == .applied("invoice settled, upgrade debited 11 months"))
+        // Once the window is over, an upgrade invoice that never settled holds nothing.
+        let other = Ed25519PrivateKey(), fourth = Ed25519PrivateKey()
+        let (otherReceipt, otherLast) = try supporter12(other)
+        let unpaid = try #require(upgradeInvoice(by: fourth, proof(from: other, to: fourth, receipt: otherReceipt, last: otherLast)).invoice)
+        h.clock.now = try h.record(unpaid.invoiceId).expiresAt.adding(seconds: BadgeService.cardLateSeconds + 60)
+        let moved = h.send(.purchaseBadge(masterKey: SecureRandom.bytes(32), payment: .receipt(receipt: otherReceipt), upgrade: nil),
+                           by: Ed25519PrivateKey())
+        #expect(moved.credential != nil, "\(moved)")
+    }
+
     @Test func settlementAfterAPauseOrARefundOfTheOldPurchase() throws {
         let old = Ed25519PrivateKey(), new = Ed25519PrivateKey()
         let (receipt, last) = try supporter12(old)
