@@ -94,6 +94,15 @@ extension BadgeService {
                                 throw BadgeServiceError.badRequest("another upgrade of this purchase is open")
                             }
                         }
+                        // The provider was asked outside any transaction: the months the credit was
+                        // priced on may have left meanwhile (a receipt transfer, a store upgrade, a refund).
+                        for row in try w.ledger(purchaseId: conversion.fromPurchaseId) {
+                            switch row.entryType {
+                            case .debit(.transferOut), .debit(.refund): throw BadgeServiceError.receiptInvalid
+                            case .debit(.upgrade): throw BadgeServiceError.receiptUsed
+                            default: continue
+                            }
+                        }
                         try w.insertInvoiceUpgrade(InvoiceUpgrade(invoiceId: invoiceId, fromPurchaseId: conversion.fromPurchaseId,
                                                                   months: conversion.months))
                     }

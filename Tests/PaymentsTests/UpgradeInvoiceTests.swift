@@ -4,6 +4,7 @@ import Foundation
 import Handlers
 import JSON
 import Ledger
+import Locking
 import Payments
 import Schema
 import Storage
@@ -155,6 +156,57 @@ import Webhooks
         #expect(moved.credential != nil, "\(moved)")
     }
 
+    /// getBadgeInvoice asks the provider outside any transaction: a receipt transfer of the old
+    /// purchase that lands meanwhile leaves the credit nothing to stand on, so the invoice is not
+    /// recorded (receipt_invalid, as the judge would answer now) and no upgrade holds the months.
+    @Test func aReceiptTransferDuringTheProviderCallRefusesTheUpgradeInvoice() throws {
+        let old = Ed25519PrivateKey(), new = Ed25519PrivateKey(), third = Ed25519PrivateKey()
+        let (receipt, last) = try supporter12(old)
+        let moved = LockedValueBox<RPCResponse?>(nil)
+        let h = self.h
+        let interposed = Interposed(inner: h.stripe) {
+            moved.withLock { $0 = h.send(.purchaseBadge(masterKey: SecureRandom.bytes(32), payment: .receipt(receipt: receipt), upgrade: nil),
+                                         by: third) }
+        }
+        let clock = h.clock
+        let racing = BadgeService(store: h.store, issuer: h.issuer, clock: { clock.now },
+                                  providers: PaymentProviders(card: interposed, crypto: h.btcpay))
+        let request = RPCRequest(purchaseKey: new.publicKey.purchaseKeyText, command: .getBadgeInvoice(
+            priceId: DefaultCatalog.legendPriceId, offerId: nil,
+            badgeInfo: BadgeInfo(badgeType: .legend, badgeExpiry: clock.now, badgeExtra: ""),
+            paymentVia: .card(provider: .stripe), upgrade: proof(from: old, to: new, receipt: receipt, last: last)))
+        let answer: RPCResponse = racing.handle(body: request.json.serialized(), caller: .signer(new.publicKey)).response
+        #expect(moved.withLock { $0 }?.credential != nil)
+        #expect(answer.errorCode == .receiptInvalid, "\(answer)")
+        let oldId = try #require(try h.store.read { try $0.purchase(key: old.publicKey.purchaseKeyText) }).id
+        #expect(try h.store.read { try $0.invoiceUpgrades(fromPurchaseId: oldId) }.isEmpty)
+        #expect(try h.store.read { try $0.invoices(purchaseKey: new.publicKey.purchaseKeyText) }.isEmpty)
+    }
+
+    /// The other order: an upgrade invoice recorded after a receipt transfer read the purchase and
+    /// before its write lands. The write re-checks, the pass is re-run, and the transfer refused:
+    /// the invoice's credit keeps the months it was priced on.
+    @Test func anUpgradeInvoiceRecordedBeforeAReceiptTransferWritesHoldsTheMonths() throws {
+        let old = Ed25519PrivateKey(), new = Ed25519PrivateKey(), third = Ed25519PrivateKey()
+        let (receipt, last) = try supporter12(old)
+        let opened = LockedValueBox<RPCResponse?>(nil)
+        let h = self.h
+        let proof = proof(from: old, to: new, receipt: receipt, last: last)
+        let store = BeforeFirstWrite(inner: h.store) {
+            opened.withLock { $0 = self.upgradeInvoice(by: new, proof) }
+        }
+        let clock = h.clock
+        let racing = BadgeService(store: store, issuer: h.issuer, clock: { clock.now },
+                                  providers: PaymentProviders(card: h.stripe, crypto: h.btcpay))
+        let request = RPCRequest(purchaseKey: third.publicKey.purchaseKeyText,
+                                 command: .purchaseBadge(masterKey: SecureRandom.bytes(32), payment: .receipt(receipt: receipt), upgrade: nil))
+        let answer: RPCResponse = racing.handle(body: request.json.serialized(), caller: .signer(third.publicKey)).response
+        #expect(opened.withLock { $0 }?.invoice != nil)
+        #expect(answer.errorCode == .badRequest, "\(answer)")
+        #expect(!(try h.ledger(of: old)).contains { if case .debit(.transferOut) = $0.entryType { true } else { false } })
+        #expect(try h.ledger(of: third).isEmpty)
+    }
+
     @Test func settlementAfterAPauseOrARefundOfTheOldPurchase() throws {
         let old = Ed25519PrivateKey(), new = Ed25519PrivateKey()
         let (receipt, last) = try supporter12(old)
@@ -182,4 +234,35 @@ import Webhooks
         let rows2 = try checked(old2)
         #expect(rows2.last?.entryType == .debit(.upgrade(toPurchaseKey: new2.publicKey.purchaseKeyText)) && rows2.last?.changeMonths == 0)
     }
+}
+
+/// A card provider that runs `before` when asked, then asks `inner`: what lands while the
+/// service waits for the provider.
+struct Interposed: PaymentProvider {
+    let inner: StripeCheckout
+    let before: @Sendable () -> Void
+    var name: String { inner.name }
+    func createPayment(_ request: PaymentRequest) throws(PaymentProviderError) -> PaymentDestination {
+        before()
+        return try inner.createPayment(request)
+    }
+}
+
+/// A store that runs `hook` once, before the first write it is asked for: what lands between a
+/// command's read and its write.
+final class BeforeFirstWrite: BadgeStore, @unchecked Sendable {
+    let inner: any BadgeStore
+    private let hook: LockedValueBox<(@Sendable () -> Void)?>
+
+    init(inner: any BadgeStore, hook: @escaping @Sendable () -> Void) {
+        self.inner = inner
+        self.hook = LockedValueBox(hook)
+    }
+
+    func read<T>(_ body: (any StoreReader) throws -> T) throws -> T { try inner.read(body) }
+    func write<T>(_ body: (any StoreWriter) throws -> T) throws -> T {
+        if let run = hook.withLock({ h -> (@Sendable () -> Void)? in defer { h = nil }; return h }) { run() }
+        return try inner.write(body)
+    }
+    func readiness() -> Readiness { inner.readiness() }
 }
