@@ -149,8 +149,23 @@ extension BadgeService {
 
     /// A refund of the payment that funded `purchaseId` (a card, an App Store or a Play one-time
     /// purchase): what ran out lapses, the unissued months are debited `refund`, and a pause
-    /// ends. Returns the months debited (none for a purchase already emptied).
+    /// ends. Months its recovery receipt moved to another key (funding by receipt: `transferOut`)
+    /// are still that payment's, so the refund follows them there, key after key. Returns the
+    /// months debited (none for purchases already emptied).
     func debitRefund(purchaseId: Int64, in w: any StoreWriter, at now: Timestamp) throws -> Int {
+        var debited = 0
+        var next: Int64? = purchaseId
+        for _ in 0..<16 {
+            guard let id = next else { break }
+            let (months, movedTo) = try debitRefund(ofOne: id, in: w, at: now)
+            debited += months
+            next = movedTo
+        }
+        return debited
+    }
+
+    /// ``debitRefund(purchaseId:in:at:)`` on one purchase; also the purchase its months moved to, if any.
+    private func debitRefund(ofOne purchaseId: Int64, in w: any StoreWriter, at now: Timestamp) throws -> (Int, movedTo: Int64?) {
         guard let purchase = try w.purchase(id: purchaseId) else { throw StorageError.corrupt("payment of no purchase") }
         let rows = try w.ledger(purchaseId: purchaseId)
         let tip = rows.last ?? .emptyEntry(at: purchase.createdAt, badgeType: purchase.badgeType)
@@ -159,7 +174,11 @@ extension BadgeService {
         let debits = try planEnding(from: tip, debit: .refund, at: now, pausedSince: pausedSince, newId: newEntryId)
         if !debits.isEmpty { try w.appendLedger(purchaseId: purchaseId, expectedCount: rows.count, entries: debits) }
         try w.endPause(purchaseId: purchaseId, expected: pausedSince)
-        return debits.last.map { -$0.changeMonths } ?? 0
+        var movedTo: Int64?
+        if case .debit(.transferOut(let key))? = rows.last(where: { if case .debit(.transferOut) = $0.entryType { true } else { false } })?.entryType {
+            movedTo = try w.purchase(key: key)?.id
+        }
+        return (debits.last.map { -$0.changeMonths } ?? 0, movedTo)
     }
 
     private func recordOnly(provider: String, eventId: String, at now: Timestamp, why: String) -> SettlementOutcome {

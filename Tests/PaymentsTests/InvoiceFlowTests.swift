@@ -252,6 +252,27 @@ import Webhooks
         #expect(h.purchase(by: other, invoiceId: second.invoiceId, masterKey: SecureRandom.bytes(32)).errorCode == .receiptInvalid)
     }
 
+    /// Months a recovery receipt moved to another key are the refunded payment's too: a refund
+    /// after the move debits them where they are, not only the emptied purchase it funded.
+    @Test func aRefundFollowsTheMonthsItsReceiptMoved() throws {
+        let key = Ed25519PrivateKey(), holder = Ed25519PrivateKey()
+        let invoice = try #require(h.invoice(by: key, offerId: DefaultCatalog.supporterTwelveMonthsOfferId).invoice)
+        let record = try h.record(invoice.invoiceId)
+        _ = try h.deliverStripe(h.stripeEvent(type: "checkout.session.completed", object: h.paidSession(record, intent: "pi_moved")))
+        let bought = h.purchase(by: key, invoiceId: invoice.invoiceId, masterKey: SecureRandom.bytes(32))
+        let receipt = try #require(bought.receipt)
+        let moved = h.send(.purchaseBadge(masterKey: SecureRandom.bytes(32), payment: .receipt(receipt: receipt), upgrade: nil), by: holder)
+        #expect(moved.statement?.entries.map(\.entryType) == [.credit(.transferIn(fromPurchaseKey: key.publicKey.purchaseKeyText)), .debit(.badge)])
+        let charge: JSONValue = ["id": "ch_moved", "object": "charge", "payment_intent": "pi_moved",
+                                 "amount": .number(JSONNumber(Int(record.amount))),
+                                 "amount_refunded": .number(JSONNumber(Int(record.amount))), "refunded": true]
+        #expect(try h.deliverStripe(h.stripeEvent(type: "charge.refunded", object: charge)) == .applied("refund debited 10 months"))
+        let held = try h.ledger(of: holder)
+        #expect(held.last?.entryType == .debit(.refund) && held.last?.changeMonths == -10 && held.last?.balanceMonths == 0)
+        #expect(checkLedger(held, purchaseBadgeType: .supporter) == nil)
+        #expect(try h.ledger(of: key).last?.entryType == .debit(.transferOut(toPurchaseKey: holder.publicKey.purchaseKeyText)))
+    }
+
     @Test func cryptoInvoicesSettleOnlyOnTheInvoiceReadBack() throws {
         for (coin, currency) in [(CryptoCurrency.btc, "btc"), (.xmr, "xmr")] {
             let key = Ed25519PrivateKey()
