@@ -41,13 +41,19 @@ import Testing
 
     struct Missing: Error { let what: String; init(_ what: String) { self.what = what } }
 
-    @Test func anUpgradeSKUReplacesAnUnexpiredCheaperBadgeOnce() throws {
+    /// `body` against the fake Google, the legend upgrade SKU priced, and two fresh keys (old, new).
+    static func withUpgradeSKU(_ body: (Harness, FakeGoogle, Ed25519PrivateKey, Ed25519PrivateKey) throws -> Void) throws {
         let fake = FakeGoogle()
         try fake.serve { base in
             let h = try GooglePlayPurchaseTests.harness(fake, base)
-            try StoreProductAdmin(store: h.store).set(StoreProduct(store: "google", productId: Self.sku, badgeType: .legend,
+            try StoreProductAdmin(store: h.store).set(StoreProduct(store: "google", productId: sku, badgeType: .legend,
                                                                    months: 1, kind: .upgrade))
-            let old = Ed25519PrivateKey(), new = Ed25519PrivateKey()
+            try body(h, fake, Ed25519PrivateKey(), Ed25519PrivateKey())
+        }
+    }
+
+    @Test func anUpgradeSKUReplacesAnUnexpiredCheaperBadgeOnce() throws {
+        try Self.withUpgradeSKU { h, fake, old, new in
             let receipt = try Self.supporter(h, fake, token: "upgradeoldtoken.AO-1", key: old)
             let proof = try Self.proof(from: old, to: new, receipt: receipt, h: h)
 
@@ -79,12 +85,7 @@ import Testing
     /// purchase's months: while it may still settle, the SKU is refused before Play is asked (its
     /// settlement would debit nothing and still give the credit); once it cannot, the SKU goes through.
     @Test func anOpenUpgradeInvoiceOfTheOldPurchaseHoldsItsMonths() throws {
-        let fake = FakeGoogle()
-        try fake.serve { base in
-            let h = try GooglePlayPurchaseTests.harness(fake, base)
-            try StoreProductAdmin(store: h.store).set(StoreProduct(store: "google", productId: Self.sku, badgeType: .legend,
-                                                                   months: 1, kind: .upgrade))
-            let old = Ed25519PrivateKey(), new = Ed25519PrivateKey()
+        try Self.withUpgradeSKU { h, fake, old, new in
             let receipt = try Self.supporter(h, fake, token: "heldoldtoken.AO-1", key: old)
             let oldId = try #require(try h.store.read { try $0.purchase(key: old.publicKey.purchaseKeyText) }).id
             let invoice = InvoiceRecord(invoiceId: "held-invoice", purchaseKey: Ed25519PrivateKey().publicKey.purchaseKeyText,
@@ -110,12 +111,7 @@ import Testing
     }
 
     @Test func aProofThatFailsIsReceiptInvalidBeforePlayIsAsked() throws {
-        let fake = FakeGoogle()
-        try fake.serve { base in
-            let h = try GooglePlayPurchaseTests.harness(fake, base)
-            try StoreProductAdmin(store: h.store).set(StoreProduct(store: "google", productId: Self.sku, badgeType: .legend,
-                                                                   months: 1, kind: .upgrade))
-            let old = Ed25519PrivateKey(), new = Ed25519PrivateKey()
+        try Self.withUpgradeSKU { h, fake, old, new in
             let receipt = try Self.supporter(h, fake, token: "failoldtoken.AO-1", key: old)
             let calls = fake.apiCalls.count
             // Signed for another key; the upgrade SKU without the proof; the proof with a plain product.
