@@ -17,6 +17,10 @@ public protocol WalletReader {
     func coinRows(account: String, limit: Int) throws -> [CoinRow]
     /// The sum of the account's rows (negative when reversals outran what was left: debt).
     func coinSum(account: String) throws -> Int64
+    /// Whether a verified store notice took this payment back before anything credited it
+    /// (`badge_refunds`: the badge ledger's listener records every one-time purchase it did not
+    /// credit, coin packs included, as ``StoreWriter/recordRefund(_:at:)``).
+    func isRefunded(_ refund: ProviderRefund) throws -> Bool
 }
 
 /// Changes to the coin ledger, inside a write transaction.

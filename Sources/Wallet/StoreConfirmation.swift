@@ -2,6 +2,7 @@ import AppStore
 import BadgeCore
 import Crypto
 import GooglePlay
+import Storage
 
 /// A purchase a store confirmed server to server: what may be credited, and the store's own id
 /// for it (the idempotency key's `<ref>`).
@@ -12,6 +13,9 @@ public struct ConfirmedCoinPurchase: Sendable, Equatable {
     public let pack: CoinPack
     /// Packs bought at once (StoreKit's quantity; 1 on Play).
     public let quantity: Int64
+    /// How a refund notice of this purchase is recorded when it comes before the purchase is
+    /// presented: Apple's transaction id; for Play the SHA-256 of the token, as the badge path's.
+    public let refund: ProviderRefund
 }
 
 /// The stores the wallet asks, each optional: an absent one answers provider_not_configured.
@@ -64,7 +68,8 @@ public struct CoinStores: Sendable {
             throw WalletRefusal(.receiptInvalid, "the transaction's quantity \(transaction.quantity) is not in 1...100")
         }
         return ConfirmedCoinPurchase(channel: "apple", externalRef: transaction.transactionId, pack: pack,
-                                     quantity: Int64(transaction.quantity))
+                                     quantity: Int64(transaction.quantity),
+                                     refund: ProviderRefund(provider: "apple", kind: .payment, reference: transaction.transactionId))
     }
 
     /// Asks Play about `purchaseToken` with the named pack's own product id in the URL: a token
@@ -84,8 +89,10 @@ public struct CoinStores: Sendable {
             case .internal: throw WalletRefusal(.internal, error.reason)
             }
         }
+        let tokenDigest = Base64URL.encode(SHA256.hash(Array(purchaseToken.utf8)), padded: false)
         return ConfirmedCoinPurchase(channel: "google", externalRef: Self.playReference(orderId: purchase.orderID, token: purchaseToken),
-                                     pack: pack, quantity: 1)
+                                     pack: pack, quantity: 1,
+                                     refund: ProviderRefund(provider: "google", kind: .payment, reference: tokenDigest))
     }
 
     /// The Play order id; a purchase without one (a promo code's) is known by the SHA-256 of

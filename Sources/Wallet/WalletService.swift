@@ -88,18 +88,25 @@ public final class WalletService: Sendable {
         // Two requests racing with the same purchase: the loser's insert conflicts, and it reads the winner's row.
         for _ in 0..<2 {
             do {
-                let outcome: (row: CoinRow, replayed: Bool)? = try store.writeWallet { w in
+                let outcome: CreditOutcome = try store.writeWallet { w in
                     if let existing = try w.coinRow(entryKey: key) {
-                        return existing.account == account ? (existing, true) : nil
+                        return existing.account == account ? .written(existing, replayed: true) : .otherAccount
                     }
+                    // Refunded before it was presented: the store may still call it bought (Play does).
+                    if try w.isRefunded(confirmed.refund) { return .refunded }
                     try w.appendCoinRow(row)
-                    return (row, false)
+                    return .written(row, replayed: false)
                 }
-                guard let outcome else {
+                switch outcome {
+                case .otherAccount:
                     report("wallet: coin purchase not credited: receipt_used: the purchase funded another account")
                     return WalletAnswer(WalletRefusal(.receiptUsed, "this purchase was credited to another account"))
+                case .refunded:
+                    report("wallet: coin purchase not credited: receipt_invalid: refunded before it was presented")
+                    return WalletAnswer(WalletRefusal(.receiptInvalid, "this purchase was refunded"))
+                case .written(let written, let replayed):
+                    return WalletAnswer(["purchase": WalletWire.row(written)], result: replayed ? "replayed" : "credited")
                 }
-                return WalletAnswer(["purchase": WalletWire.row(outcome.row)], result: outcome.replayed ? "replayed" : "credited")
             } catch StorageError.conflict {
                 continue
             } catch {
@@ -165,9 +172,23 @@ public final class WalletService: Sendable {
         return .reversed(row)
     }
 
+    /// What the credit's transaction found.
+    private enum CreditOutcome {
+        case written(CoinRow, replayed: Bool)
+        case otherAccount
+        case refunded
+    }
+
     private func failed(_ doing: String, _ error: any Error) -> WalletAnswer {
-        if case StorageError.busy = error {
+        switch error {
+        case StorageError.busy:
             return WalletAnswer(WalletRefusal(.providerUnavailable, "the database is busy; retry", retryAfter: 1))
+        case StorageError.unavailable(let reason):
+            // Nothing of the transaction landed (PostgreSQL unreachable): a retry may succeed, as on /rpc.
+            report("wallet: \(doing) failed: database unavailable: \(reason)")
+            return WalletAnswer(WalletRefusal(.providerUnavailable, "the database is unavailable; retry", retryAfter: 1))
+        default:
+            break
         }
         report("wallet: \(doing) failed: \(error)")
         return WalletAnswer(WalletRefusal(.internal, "\(doing) failed"))

@@ -134,7 +134,7 @@ extension RPCResponse {
     /// A latest charge a verified notice took back is not credited to a first purchase: payment
     /// pending (the store's next charge may be), nothing written but the hour.
     @Test func aFirstChargeTakenBackIsNotCredited() throws {
-        try s.h.store.write { try $0.recordRefund(ProviderRefund(provider: "apple", kind: .charge, reference: "2000000180"), at: s.now) }
+        #expect(try s.h.store.write { try $0.recordRefund(ProviderRefund(provider: "apple", kind: .charge, reference: "2000000180"), at: s.now) })
         s.apple.answer("1080", .success(.charged(monthlyCharge("2000000180", start: at(2026, 3, 9)))))
         let key = Ed25519PrivateKey()
         let out = try s.purchase("1080", by: key, masterKey: SecureRandom.bytes(32))

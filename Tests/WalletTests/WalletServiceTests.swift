@@ -125,6 +125,39 @@ import TestSupport
         }
     }
 
+    /// Voided before it was presented (the notice recorded it, as the badge ledger's listener
+    /// does for every one-time purchase it did not credit): Play still calls it purchased, and the
+    /// wallet credits nothing, receipt_invalid. Another token is credited as ever.
+    @Test func aPurchaseRefundedBeforeItIsPresentedIsNotCredited() throws {
+        let fake = FakeGoogle()
+        fake.script("GET", "purchases/products/coins_large_01/tokens/t.early", .json(200, Self.purchased))
+        try fake.serve { base in
+            let h = try WalletHarness(stores: CoinStores(googlePlay: try WalletHarness.playClient(fake, base)))
+            let digest = Base64URL.encode(SHA256.hash(Array("t.early".utf8)), padded: false)
+            #expect(try h.store.write { try $0.recordRefund(ProviderRefund(provider: "google", kind: .payment, reference: digest), at: Timestamp(seconds: 0)) })
+            let refused = h.purchase(Self.google("large", "t.early"), account: Accounts.alice)
+            #expect(refused.answer.status == 422 && refused.json?.errorCode == "receipt_invalid")
+            #expect(h.balance(Accounts.alice) == (0, 0, 0))
+            #expect(h.log.contains("refunded before it was presented") && !h.log.contains("t.early"))
+        }
+    }
+
+    /// A database that cannot be reached (PostgreSQL down) wrote nothing: provider_unavailable
+    /// with a second to wait, as on /rpc, never internal.
+    @Test func anUnreachableDatabaseIsProviderUnavailable() throws {
+        struct Unreachable: WalletStore {
+            func readWallet<T>(_ body: (any WalletReader) throws -> T) throws -> T { throw StorageError.unavailable(reason: "down") }
+            func writeWallet<T>(_ body: (any WalletWriter) throws -> T) throws -> T { throw StorageError.unavailable(reason: "down") }
+        }
+        let wallet = WalletService(store: Unreachable(), packs: try CoinPackTable(), stores: CoinStores(), allowsDevGrants: true,
+                                   clock: { Timestamp(seconds: 0) }, report: { _ in })
+        for answer in [wallet.purchase(body: JSONValue.object(["packId": "starter"]).serialized(), account: Accounts.alice),
+                       wallet.wallet(account: Accounts.alice)] {
+            #expect(answer.status == 503 && answer.retryAfter == 1)
+            #expect((try? JSONValue.parse(answer.body))?.errorCode == "provider_unavailable")
+        }
+    }
+
     @Test func aPlayPurchaseWithoutAnOrderIdIsKnownByItsTokensDigestNeverTheToken() throws {
         let promo = #"{"purchaseTimeMillis":"1773140000000","purchaseState":0,"purchaseType":1,"consumptionState":0,"acknowledgementState":0}"#
         let fake = FakeGoogle()
