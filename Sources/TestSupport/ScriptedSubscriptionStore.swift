@@ -10,6 +10,7 @@ public final class ScriptedSubscriptionStore: SubscriptionStore, Sendable {
     private struct Script {
         var answers: [String: Result<SubscriptionReading, SubscriptionRefusal>] = [:]
         var confirmRefusal: SubscriptionRefusal?
+        var onConfirm: (@Sendable () -> Void)?
         var reads: [(reference: String, at: Timestamp)] = []
         var confirmed: [(reference: String, chargeId: String)] = []
     }
@@ -25,6 +26,11 @@ public final class ScriptedSubscriptionStore: SubscriptionStore, Sendable {
     /// The refusal confirmations answer from now on (nil: they succeed).
     public func refuseConfirmations(_ refusal: SubscriptionRefusal?) {
         script.withLock { $0.confirmRefusal = refusal }
+    }
+
+    /// Runs on each confirmation from now on: what lands while the service waits for the store.
+    public func onConfirm(_ action: (@Sendable () -> Void)?) {
+        script.withLock { $0.onConfirm = action }
     }
 
     /// The references read so far, in order.
@@ -45,10 +51,11 @@ public final class ScriptedSubscriptionStore: SubscriptionStore, Sendable {
     }
 
     public func confirm(reference: String, charge: StoreCharge) throws(SubscriptionRefusal) {
-        let refusal = script.withLock { s in
+        let (refusal, action) = script.withLock { s in
             if s.confirmRefusal == nil { s.confirmed.append((reference, charge.chargeId)) }
-            return s.confirmRefusal
+            return (s.confirmRefusal, s.onConfirm)
         }
+        action?()
         if let refusal { throw refusal }
     }
 }

@@ -143,6 +143,23 @@ extension RPCResponse {
         #expect(try s.h.store.read { try $0.subscription(store: "apple", reference: "1080")?.purchaseId } == nil)
     }
 
+    /// A check recorded under a clock that was ahead cannot be measured from: after the clock
+    /// steps back, the store is asked again rather than held off until the clock catches up.
+    @Test func aClockThatSteppedBackHoldsNoCheckOffPastTheHour() throws {
+        let start = s.now
+        s.apple.answer("1090", .failure(SubscriptionRefusal(.paymentPending(retryAfter: 60), "not started")))
+        s.now = start.adding(seconds: 86_400)
+        #expect(try s.purchase("1090", by: Ed25519PrivateKey(), masterKey: SecureRandom.bytes(32)).errorCode == .paymentPending)
+        s.now = start.adding(seconds: 3_600)
+        #expect(try s.purchase("1090", by: Ed25519PrivateKey(), masterKey: SecureRandom.bytes(32)).errorCode == .paymentPending)
+        #expect(s.apple.reads == ["1090", "1090"])
+        // Measured from the new check, the hour holds again.
+        s.now = start.adding(seconds: 3_660)
+        let held = try s.purchase("1090", by: Ed25519PrivateKey(), masterKey: SecureRandom.bytes(32))
+        #expect(held.errorCode == .paymentPending && held.retryAfter == 3_540)
+        #expect(s.apple.reads.count == 2)
+    }
+
     @Test func anAnnualChargeStartedMonthsAgoLapsesWhatRanOutAndIssuesTheCurrentMonth() throws {
         s.apple.answer("1001", .success(.charged(monthlyCharge("c1", start: at(2026, 1, 20), months: 12))))
         let key = Ed25519PrivateKey()

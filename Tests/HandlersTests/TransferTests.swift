@@ -79,6 +79,27 @@ import Testing
         _ = try s.checkedLedger(of: third)
     }
 
+    /// A refund notice of the charge that lands while the store confirms it for the move: the
+    /// charge is never granted to the new key, and the old purchase is not moved.
+    @Test func aChargeTakenBackDuringTheMoveIsNeverGranted() throws {
+        let charge = monthlyCharge("t9", start: at(2026, 3, 10))
+        s.apple.answer("3009", .success(.charged(charge)))
+        let old = Ed25519PrivateKey()
+        _ = try s.purchase("3009", by: old, masterKey: SecureRandom.bytes(32))
+        let before = try s.checkedLedger(of: old)
+        s.now = s.now.adding(seconds: 600)
+        s.apple.answer("3009", .success(.charged(charge, confirmed: false)))
+        let store = s.h.store, now = s.now
+        s.apple.onConfirm {
+            _ = try? store.write { try $0.recordRefund(ProviderRefund(provider: "apple", kind: .charge, reference: "t9"), at: now) }
+        }
+        let new = Ed25519PrivateKey()
+        let moved = try transfer("3009", by: new, presenting: "t9")
+        #expect(moved.issuedCredential == nil)
+        #expect(try s.h.store.read { try $0.purchase(key: new.publicKey.purchaseKeyText) } == nil)
+        #expect(try s.checkedLedger(of: old) == before)
+    }
+
     @Test func aKeyHoldingAPurchaseCannotTakeASubscription() throws {
         s.apple.answer("3002", .success(.charged(monthlyCharge("t3", start: at(2026, 3, 10)))))
         _ = try s.purchase("3002", by: Ed25519PrivateKey(), masterKey: SecureRandom.bytes(32))

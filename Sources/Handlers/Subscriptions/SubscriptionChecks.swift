@@ -12,9 +12,10 @@ enum SubscriptionWindow {
     static let seconds: Int64 = 3600
 
     /// Seconds until the path's hour is over, or nil when the store may be asked at `now`.
-    /// A clock that stepped back never waits more than the hour.
+    /// A clock that stepped back never waits more than the hour: a check recorded after `now`
+    /// cannot be measured from, so the store may be asked.
     static func secondsLeft(checkedAt: Timestamp?, now: Timestamp) -> UInt32? {
-        guard let checkedAt else { return nil }
+        guard let checkedAt, checkedAt <= now else { return nil }
         let left = checkedAt.seconds + seconds - now.seconds
         guard left > 0 else { return nil }
         return UInt32(min(left, seconds))

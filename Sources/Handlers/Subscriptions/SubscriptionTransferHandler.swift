@@ -107,6 +107,10 @@ extension BadgeService {
                 guard try w.purchase(key: purchaseKey) == nil,
                       var current = try w.subscription(store: storeName, reference: reference), current.purchaseId == oldId
                 else { throw StorageError.conflict(constraint: "subscription transfer raced") }
+                // Taken back since the store was read (a refund notice landing meanwhile): never granted.
+                guard try !w.isRefunded(ProviderRefund(provider: storeName, kind: .charge, reference: charge.chargeId)) else {
+                    throw StorageError.conflict(constraint: "subscription charge taken back")
+                }
                 try w.appendLedger(purchaseId: oldId, expectedCount: s.holderRows.count, entries: ending)
                 // The old purchase is emptied and moved away: its pause, if any, ends with the transferOut.
                 try w.endPause(purchaseId: oldId, expected: s.holderPausedSince)
