@@ -35,7 +35,7 @@ extension BadgeService {
         }
         if claim.isAutoRenewable {
             if upgrade != nil { throw BadgeServiceError.badRequest("upgrade goes with an upgrade product") }
-            return try purchaseByAppStoreSubscription(key: key, masterKey: masterKey, jws: jws, now: now)
+            return try purchaseByAppStoreSubscription(key: key, masterKey: masterKey, jws: jws, claim: claim, now: now)
         }
         let reference = claim.purchaseId
 
@@ -81,9 +81,15 @@ extension BadgeService {
 
     /// An auto-renewable subscription: verified offline as any transaction, its product one this
     /// service prices as a subscription, then claimed by its original transaction id, which every
-    /// renewal keeps (``purchaseBySubscription(key:masterKey:store:reference:now:)``).
-    func purchaseByAppStoreSubscription(key: Ed25519PublicKey, masterKey: [UInt8], jws: String,
+    /// renewal keeps (``purchaseBySubscription(key:masterKey:store:reference:now:)``). A repeat by
+    /// the key it was credited to is answered from the record first, as the one-time path does: a
+    /// product retired since does not change the answer.
+    func purchaseByAppStoreSubscription(key: Ed25519PublicKey, masterKey: [UInt8], jws: String, claim: AppStoreClaim,
                                         now: Timestamp) throws -> RPCResponse {
+        let known = try store.read { r in
+            try subscriptionClaim(r, purchaseKey: key.purchaseKeyText, store: "apple", reference: claim.purchaseId)
+        }
+        if let replay = try known.replayToItsHolder() { return replay }
         let transaction = try verifiedAppStoreSubscription(jws)
         return try purchaseBySubscription(key: key, masterKey: masterKey, store: "apple",
                                           reference: transaction.originalTransactionId, now: now)

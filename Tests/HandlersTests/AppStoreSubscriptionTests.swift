@@ -61,6 +61,20 @@ import Testing
         send(.purchaseBadge(masterKey: SecureRandom.bytes(32), payment: .apple(jws: jws), upgrade: nil), by: key)
     }
 
+    /// A repeat by the key a subscription was credited to is answered from the record before the
+    /// transaction is priced: a product retired since does not change the answer (Idempotency).
+    @Test func aRepeatIsAnsweredFromTheRecordAfterItsProductIsRetired() async throws {
+        s.apple.answer("5700", .success(.charged(monthlyCharge("5701", start: at(2026, 3, 10)))))
+        let key = Ed25519PrivateKey()
+        let signed = try await jws("5701", original: "5700", product: "SUBSCR_BADGE_SUPPORTER_MONTH_01")
+        let first = buy(signed, by: key)
+        #expect(first.credential != nil, "\(first.response)")
+        try StoreProductAdmin(store: s.h.store).remove(store: "apple", productId: "SUBSCR_BADGE_SUPPORTER_MONTH_01", basePlanId: nil)
+        #expect(buy(signed, by: key).response == first.response)
+        // Another key is not answered from the record: the transaction is verified and priced first.
+        #expect(buy(signed, by: Ed25519PrivateKey()).error == .productUnavailable)
+    }
+
     @Test func aVerifiedSubscriptionIsClaimedByItsOriginalTransactionId() async throws {
         let annual = monthlyCharge("5001", start: at(2026, 3, 10), months: 12)
         s.apple.answer("5000", .success(.charged(annual)))

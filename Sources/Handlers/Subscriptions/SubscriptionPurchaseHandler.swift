@@ -102,17 +102,22 @@ struct SubscriptionClaim {
     /// The subscription that funds (or funded) the signing key's purchase.
     let funding: SubscriptionFunding?
 
+    /// The same answer again when the signing key holds this subscription's purchase (or held it
+    /// until the subscription moved away); nil otherwise.
+    func replayToItsHolder() throws -> RPCResponse? {
+        guard let record, let purchase, let funding, funding.subscriptionId == record.id else { return nil }
+        if funding.movedAwayAt != nil {
+            return try service.replay(purchase, credential: false, subscription: .ended)
+        }
+        return try service.replay(purchase, receipt: BadgeService.recoveryReceipt(
+            masterKey: purchase.masterKey, invoiceId: "\(record.store):" + record.reference), subscription: record.lastState)
+    }
+
     /// The answer the record gives without asking the store: the same credential for the key it
     /// was credited to (ended, with none, once it moved away), receipt_used for another key,
     /// bad_request for a key already holding another purchase; nil when the store must be asked.
     func answerFromRecord() throws -> RPCResponse? {
-        if let record, let purchase, let funding, funding.subscriptionId == record.id {
-            if funding.movedAwayAt != nil {
-                return try service.replay(purchase, credential: false, subscription: .ended)
-            }
-            return try service.replay(purchase, receipt: BadgeService.recoveryReceipt(
-                masterKey: purchase.masterKey, invoiceId: "\(record.store):" + record.reference), subscription: record.lastState)
-        }
+        if let replay = try replayToItsHolder() { return replay }
         if record?.purchaseId != nil { throw BadgeServiceError.receiptUsed }
         if purchase != nil { throw BadgeServiceError.badRequest("this purchase key already holds a badge") }
         return nil
