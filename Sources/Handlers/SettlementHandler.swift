@@ -174,9 +174,12 @@ extension BadgeService {
         let debits = try planEnding(from: tip, debit: .refund, at: now, pausedSince: pausedSince, newId: newEntryId)
         if !debits.isEmpty { try w.appendLedger(purchaseId: purchaseId, expectedCount: rows.count, entries: debits) }
         try w.endPause(purchaseId: purchaseId, expected: pausedSince)
+        // Funding by receipt moved the months on: the last transferOut names the key.
         var movedTo: Int64?
-        if case .debit(.transferOut(let key))? = rows.last(where: { if case .debit(.transferOut) = $0.entryType { true } else { false } })?.entryType {
+        for row in rows.reversed() {
+            guard case .debit(.transferOut(let key)) = row.entryType else { continue }
             movedTo = try w.purchase(key: key)?.id
+            break
         }
         return (debits.last.map { -$0.changeMonths } ?? 0, movedTo)
     }

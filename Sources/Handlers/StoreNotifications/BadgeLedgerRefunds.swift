@@ -4,10 +4,11 @@ import Storage
 
 /// The badge ledger's listener, the first of every deployment: a one-time purchase credited from
 /// the payment the store took back has its unissued months debited `refund` at once, as a card
-/// refund does, and a payment not credited yet is recorded refunded, so it never is; a subscription purchase follows the renewal check's rule
-/// (``RenewalSnapshot/endsCoverage(_:at:)``): a revoked subscription, or a taken-back charge its
-/// running coverage was granted for, lapses what ran out, debits the rest `refund`, and the
-/// subscription reads `ended`, without waiting for the next renewal check.
+/// refund does, and one not credited yet is recorded refunded, so it never is; a subscription
+/// purchase follows the renewal check's rule (``RenewalSnapshot/endsCoverage(_:at:)``): a revoked
+/// subscription, or a taken-back charge its running coverage was granted for, lapses what ran
+/// out, debits the rest `refund`, and the subscription reads `ended`, without waiting for the
+/// next renewal check. Every charge taken back is recorded, so no later reading grants it.
 struct BadgeLedgerRefunds: StoreNotificationListener {
     let service: BadgeService
 

@@ -120,7 +120,7 @@ extension BadgeService {
     /// `reading` with its charge not grantable when a verified notice took that charge back
     /// (`badge_refunds`): Play goes on reporting a voided order as the latest successful one while
     /// the subscription runs, so its reading alone would grant it.
-    func withRecordedRefunds(_ reading: SubscriptionReading, store name: String) throws -> SubscriptionReading {
+    private func withRecordedRefunds(_ reading: SubscriptionReading, store name: String) throws -> SubscriptionReading {
         guard case .success(let charge) = reading.charge,
               try store.read({ try $0.isRefunded(ProviderRefund(provider: name, kind: .charge, reference: charge.chargeId)) })
         else { return reading }
