@@ -96,10 +96,12 @@ extension BadgeService {
                         }
                         // The provider was asked outside any transaction: the months the credit was
                         // priced on may have left meanwhile (a receipt transfer, a store upgrade, a refund).
+                        // (A grant of another badge type debits `upgrade` naming the purchase's own key.)
+                        let oldKey = try w.purchase(id: conversion.fromPurchaseId)?.purchaseKey
                         for row in try w.ledger(purchaseId: conversion.fromPurchaseId) {
                             switch row.entryType {
                             case .debit(.transferOut), .debit(.refund): throw BadgeServiceError.receiptInvalid
-                            case .debit(.upgrade): throw BadgeServiceError.receiptUsed
+                            case .debit(.upgrade(let to)) where to != oldKey: throw BadgeServiceError.receiptUsed
                             default: continue
                             }
                         }

@@ -183,6 +183,20 @@ import Webhooks
         #expect(try h.store.read { try $0.invoices(purchaseKey: new.publicKey.purchaseKeyText) }.isEmpty)
     }
 
+    /// The write's re-check refuses months that left the old purchase, not the `upgrade` debit a
+    /// grant of another badge type writes naming the purchase's own key.
+    @Test func anUpgradeDebitNamingThePurchaseItselfDoesNotRefuseTheInvoice() throws {
+        let old = Ed25519PrivateKey(), new = Ed25519PrivateKey()
+        let (receipt, last) = try supporter12(old)
+        let rows = try h.ledger(of: old)
+        let own = try last.debit(.upgrade(toPurchaseKey: old.publicKey.purchaseKeyText), months: 0, at: h.clock.now,
+                                 newId: { UUID().uuidString })
+        let oldId = try #require(try h.store.read { try $0.purchase(key: old.publicKey.purchaseKeyText) }).id
+        try h.store.write { try $0.appendLedger(purchaseId: oldId, expectedCount: rows.count, entries: [own]) }
+        let answer = upgradeInvoice(by: new, proof(from: old, to: new, receipt: receipt, last: own))
+        #expect(answer.invoice != nil, "\(answer)")
+    }
+
     /// The other order: an upgrade invoice recorded after a receipt transfer read the purchase and
     /// before its write lands. The write re-checks, the pass is re-run, and the transfer refused:
     /// the invoice's credit keeps the months it was priced on.
