@@ -63,9 +63,17 @@ final class PaymentHarness: @unchecked Sendable {
                                                     reportProviderFailure: { [providerFailures] l in providerFailures.withLock { $0.append(l) } }))
     }
 
-    func send(_ command: RPCCommand, by key: Ed25519PrivateKey) -> RPCResponse {
+    func send(_ command: RPCCommand, by key: Ed25519PrivateKey, to service: BadgeService? = nil) -> RPCResponse {
         let request = RPCRequest(purchaseKey: key.publicKey.purchaseKeyText, command: command)
-        return service.handle(body: request.json.serialized(), caller: .signer(key.publicKey)).response
+        return (service ?? self.service).handle(body: request.json.serialized(), caller: .signer(key.publicKey)).response
+    }
+
+    /// A second service on the same clock, over `store` (the harness's own by default) and with
+    /// `card` as its card provider (Stripe by default): one that races the harness's service.
+    func racingService(store: (any BadgeStore)? = nil, card: (any PaymentProvider)? = nil) -> BadgeService {
+        let clock = self.clock
+        return BadgeService(store: store ?? self.store, issuer: issuer, clock: { clock.now },
+                            providers: PaymentProviders(card: card ?? stripe, crypto: btcpay))
     }
 
     func invoice(by key: Ed25519PrivateKey, offerId: String? = nil, via: PaymentVia = .card(provider: .stripe),

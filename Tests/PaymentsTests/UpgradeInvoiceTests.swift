@@ -168,14 +168,11 @@ import Webhooks
             moved.withLock { $0 = h.send(.purchaseBadge(masterKey: SecureRandom.bytes(32), payment: .receipt(receipt: receipt), upgrade: nil),
                                          by: third) }
         }
-        let clock = h.clock
-        let racing = BadgeService(store: h.store, issuer: h.issuer, clock: { clock.now },
-                                  providers: PaymentProviders(card: interposed, crypto: h.btcpay))
-        let request = RPCRequest(purchaseKey: new.publicKey.purchaseKeyText, command: .getBadgeInvoice(
-            priceId: DefaultCatalog.legendPriceId, offerId: nil,
-            badgeInfo: BadgeInfo(badgeType: .legend, badgeExpiry: clock.now, badgeExtra: ""),
-            paymentVia: .card(provider: .stripe), upgrade: proof(from: old, to: new, receipt: receipt, last: last)))
-        let answer: RPCResponse = racing.handle(body: request.json.serialized(), caller: .signer(new.publicKey)).response
+        let answer = h.send(.getBadgeInvoice(priceId: DefaultCatalog.legendPriceId, offerId: nil,
+                                             badgeInfo: BadgeInfo(badgeType: .legend, badgeExpiry: h.clock.now, badgeExtra: ""),
+                                             paymentVia: .card(provider: .stripe),
+                                             upgrade: proof(from: old, to: new, receipt: receipt, last: last)),
+                            by: new, to: h.racingService(card: interposed))
         #expect(moved.withLock { $0 }?.credential != nil)
         #expect(answer.errorCode == .receiptInvalid, "\(answer)")
         let oldId = try #require(try h.store.read { try $0.purchase(key: old.publicKey.purchaseKeyText) }).id
@@ -209,12 +206,8 @@ import Webhooks
         let store = BeforeFirstWrite(inner: h.store) {
             opened.withLock { $0 = self.upgradeInvoice(by: new, proof) }
         }
-        let clock = h.clock
-        let racing = BadgeService(store: store, issuer: h.issuer, clock: { clock.now },
-                                  providers: PaymentProviders(card: h.stripe, crypto: h.btcpay))
-        let request = RPCRequest(purchaseKey: third.publicKey.purchaseKeyText,
-                                 command: .purchaseBadge(masterKey: SecureRandom.bytes(32), payment: .receipt(receipt: receipt), upgrade: nil))
-        let answer: RPCResponse = racing.handle(body: request.json.serialized(), caller: .signer(third.publicKey)).response
+        let answer = h.send(.purchaseBadge(masterKey: SecureRandom.bytes(32), payment: .receipt(receipt: receipt), upgrade: nil),
+                            by: third, to: h.racingService(store: store))
         #expect(opened.withLock { $0 }?.invoice != nil)
         #expect(answer.errorCode == .badRequest, "\(answer)")
         #expect(!(try h.ledger(of: old)).contains { if case .debit(.transferOut) = $0.entryType { true } else { false } })
