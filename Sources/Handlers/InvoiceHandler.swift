@@ -89,10 +89,8 @@ extension BadgeService {
                     try w.insertInvoice(record)
                     if let conversion {
                         // One upgrade of a purchase may be open at a time (judgeUpgrade), rechecked here.
-                        for other in try w.invoiceUpgrades(fromPurchaseId: conversion.fromPurchaseId) {
-                            if let invoice = try w.invoice(id: other.invoiceId), Self.mayStillSettle(invoice, at: now) {
-                                throw BadgeServiceError.badRequest("another upgrade of this purchase is open")
-                            }
+                        if try Self.holdsPayableUpgrade(conversion.fromPurchaseId, in: w, at: now) {
+                            throw BadgeServiceError.badRequest("another upgrade of this purchase is open")
                         }
                         // The provider was asked outside any transaction: the months the credit was
                         // priced on may have left meanwhile (a receipt transfer, a store upgrade, a refund).

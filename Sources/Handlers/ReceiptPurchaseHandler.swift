@@ -70,10 +70,8 @@ extension BadgeService {
             return .answer(response) { w in
                 guard try w.purchase(key: purchaseKey) == nil else { throw StorageError.conflict(constraint: "key taken") }
                 // An upgrade invoice opened since the read holds these months (the pass is re-run and refused).
-                for upgrade in try w.invoiceUpgrades(fromPurchaseId: source.id) {
-                    if let invoice = try w.invoice(id: upgrade.invoiceId), Self.mayStillSettle(invoice, at: now) {
-                        throw StorageError.conflict(constraint: "an upgrade of the receipt's purchase opened")
-                    }
+                if try Self.holdsPayableUpgrade(source.id, in: w, at: now) {
+                    throw StorageError.conflict(constraint: "an upgrade of the receipt's purchase opened")
                 }
                 try w.appendLedger(purchaseId: source.id, expectedCount: s.sourceRows.count, entries: plan.sourceRows)
                 // The source is emptied and moved away: its pause, if any, ends with the transferOut.

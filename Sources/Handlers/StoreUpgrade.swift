@@ -49,11 +49,8 @@ extension BadgeService {
             if try r.subscriptionFunding(purchaseId: old.id) != nil { throw BadgeServiceError.receiptInvalid }
             // The months an upgrade invoice of another key priced its credit on stay until it settles
             // or can no longer (docs/protocol.md, Upgrades), as for the invoice path and receipts.
-            for other in try r.invoiceUpgrades(fromPurchaseId: old.id) {
-                if let invoice = try r.invoice(id: other.invoiceId), invoice.purchaseKey != toPurchaseKey,
-                   Self.mayStillSettle(invoice, at: now) {
-                    throw BadgeServiceError.badRequest("an upgrade invoice of this purchase is open")
-                }
+            if try Self.holdsPayableUpgrade(old.id, exceptFor: toPurchaseKey, in: r, at: now) {
+                throw BadgeServiceError.badRequest("an upgrade invoice of this purchase is open")
             }
             let prices = try r.prices()
             func monthPrice(_ type: BadgeType) -> UInt32? {

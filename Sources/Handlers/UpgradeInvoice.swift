@@ -53,11 +53,8 @@ extension BadgeService {
             guard priced.badgeType != tip.balanceBadgeType, newMonthPrice > oldMonthPrice else {
                 throw BadgeServiceError.badRequest("an upgrade is to a dearer badge")
             }
-            for other in try r.invoiceUpgrades(fromPurchaseId: old.id) {
-                if let invoice = try r.invoice(id: other.invoiceId), invoice.purchaseKey != toPurchaseKey,
-                   Self.mayStillSettle(invoice, at: now) {
-                    throw BadgeServiceError.badRequest("another upgrade of this purchase is open")
-                }
+            if try Self.holdsPayableUpgrade(old.id, exceptFor: toPurchaseKey, in: r, at: now) {
+                throw BadgeServiceError.badRequest("another upgrade of this purchase is open")
             }
             let months = convertibleMonths(from: tip, pausedSince: try r.pausedSince(purchaseId: old.id), at: now,
                                            settleBy: settleBy)
@@ -86,6 +83,18 @@ extension BadgeService {
             }
         }
         return nil
+    }
+
+    /// Whether an upgrade invoice converting purchase `purchaseId` (other than one of `key`) may
+    /// still settle at `now`: while one may, it holds the months its credit was priced on.
+    static func holdsPayableUpgrade(_ purchaseId: Int64, exceptFor key: String? = nil, in r: any StoreReader,
+                                    at now: Timestamp) throws -> Bool {
+        for upgrade in try r.invoiceUpgrades(fromPurchaseId: purchaseId) {
+            if let invoice = try r.invoice(id: upgrade.invoiceId), invoice.purchaseKey != key, mayStillSettle(invoice, at: now) {
+                return true
+            }
+        }
+        return false
     }
 
     /// Whether an invoice can still settle at `now`: an open one until its late window ends
