@@ -89,7 +89,7 @@ public struct CoinStores: Sendable {
             case .internal: throw WalletRefusal(.internal, error.reason)
             }
         }
-        let tokenDigest = Base64URL.encode(SHA256.hash(Array(purchaseToken.utf8)), padded: false)
+        let tokenDigest = Self.playTokenDigest(purchaseToken)
         return ConfirmedCoinPurchase(channel: "google", externalRef: Self.playReference(orderId: purchase.orderID, token: purchaseToken),
                                      pack: pack, quantity: 1,
                                      refund: ProviderRefund(provider: "google", kind: .payment, reference: tokenDigest))
@@ -100,7 +100,13 @@ public struct CoinStores: Sendable {
     /// itself is never stored.
     public static func playReference(orderId: String?, token: String) -> String {
         if let orderId, !orderId.isEmpty { return orderId }
-        return playTokenReference(tokenSHA256: Base64URL.encode(SHA256.hash(Array(token.utf8)), padded: false))
+        return playTokenReference(tokenSHA256: playTokenDigest(token))
+    }
+
+    /// The SHA-256 of a Play token, unpadded base64url: how a purchase without an order id is
+    /// known, and how refund notices record a purchase (as the badge path's Play payments).
+    static func playTokenDigest(_ token: String) -> String {
+        Base64URL.encode(SHA256.hash(Array(token.utf8)), padded: false)
     }
 
     /// The reference of a Play purchase without an order id, from its token's digest.
