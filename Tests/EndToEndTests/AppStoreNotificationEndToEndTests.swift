@@ -19,12 +19,12 @@ import Testing
     /// A transaction payload of `product` signed as Apple would, its period around `nowMs` (days).
     static func transaction(_ fake: FakeAppStore, id: String, original: String, product: String, type: String, nowMs: Int,
                             startDays: Int = -1, endDays: Int? = nil, revokedMs: Int? = nil,
-                            bundle: String? = nil) -> JSONObject {
+                            bundle: String? = nil, environment: String = "Production") -> JSONObject {
         var t: JSONObject = [
             "transactionId": .string(id), "originalTransactionId": .string(original), "bundleId": .string(bundle ?? fake.bundleId),
             "productId": .string(product), "purchaseDate": .number(JSONNumber(nowMs + startDays * day)), "quantity": 1,
             "type": .string(type), "inAppOwnershipType": "PURCHASED", "signedDate": .number(JSONNumber(nowMs)),
-            "environment": "Production",
+            "environment": .string(environment),
         ]
         if let endDays { t["expiresDate"] = .number(JSONNumber(nowMs + endDays * day)) }
         if let revokedMs { t["revocationDate"] = .number(JSONNumber(revokedMs)) }
@@ -33,8 +33,8 @@ import Testing
 
     /// The POST body Apple sends: `{"signedPayload": …}` of a V2 notification carrying `signedTransaction`.
     static func notification(_ type: String, uuid: String, signedTransaction: String?, bundle: String, nowMs: Int,
-                             sign: (JSONValue) throws -> String) throws -> [UInt8] {
-        var data: JSONObject = ["environment": "Production", "appAppleId": 1_234_567_890, "bundleId": .string(bundle),
+                             environment: String = "Production", sign: (JSONValue) throws -> String) throws -> [UInt8] {
+        var data: JSONObject = ["environment": .string(environment), "appAppleId": 1_234_567_890, "bundleId": .string(bundle),
                                 "bundleVersion": "1"]
         if let signedTransaction { data["signedTransactionInfo"] = .string(signedTransaction) }
         let payload: JSONValue = ["notificationType": .string(type), "notificationUUID": .string(uuid), "version": "2.0",

@@ -79,7 +79,8 @@ extension PaymentsEndToEndTests {
         let again = try fundByReceipt(service, fresh, key: third)
         #expect(again.response?.statement?.entries.map(\.balanceMonths) == [1, 0])
         // Receipts never reach the logs.
-        for secret in [receipt, fresh] { #expect(!(service.stderr + service.accessLog).contains(secret)) }
+        let logs = service.stderr + service.accessLog
+        for secret in [receipt, fresh] { #expect(!logs.contains(secret)) }
         #expect(service.stop() == 0)
     }
 }

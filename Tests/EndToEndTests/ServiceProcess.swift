@@ -75,7 +75,20 @@ final class ServiceProcess: @unchecked Sendable {
 
     var url: String { "http://\(host):\(port)" }
     var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
-    var accessLog: String { (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "" }
+    /// Standard output (the access log) once the service's writer has caught up with it: the
+    /// access log is written every 0.25 s, off the request path, so a read right after a request
+    /// may miss its line. Read until two reads half a second apart agree.
+    var accessLog: String {
+        func read() -> String { (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "" }
+        var last = read()
+        for _ in 0..<20 {
+            usleep(500_000)
+            let now = read()
+            if now == last { return now }
+            last = now
+        }
+        return last
+    }
 
     /// The child process of `parent` (a launcher runs exactly one), or 0.
     static func onlyChild(of parent: pid_t) -> pid_t {

@@ -128,11 +128,12 @@ import Testing
                 #expect(try Self.send(service, "GET", "/wallet", key: nil).status == 401)
                 #expect(try Self.send(service, "POST", "/wallet/coins/purchase", body: ["packId": "starter"], key: nil).status == 401)
                 // The operator's lines never name a token or a signed transaction.
+                let accessLog = service.accessLog
                 for pack in Self.packs {
-                    #expect(!service.stderr.contains("tok.\(pack.id)") && !service.accessLog.contains("tok.\(pack.id)"))
+                    #expect(!service.stderr.contains("tok.\(pack.id)") && !accessLog.contains("tok.\(pack.id)"))
                 }
                 #expect(!service.stderr.contains(AppleCoinJWS.presented("200000091000000")))
-                #expect(service.accessLog.contains("wallet_purchase"))
+                #expect(accessLog.contains("wallet_purchase"))
             }
         }
     }
@@ -250,6 +251,25 @@ import Testing
                 }
                 #expect(try Self.wallet(service, key) == (950, 0, 2))
                 #expect(service.stderr.contains("purchaseState pending"))
+
+                // A Sandbox refund reaches the wallet, which credited the Sandbox purchase, though
+                // test purchases are not credited for badges here; one of nothing credited is ignored
+                // (the badge ledger records no refund of a purchase it never sells in Sandbox).
+                func sandboxRefund(_ id: String, _ uuid: String) throws -> (Int, String?) {
+                    let t = AppStoreNotificationEndToEndTests.transaction(fake, id: id, original: id, product: "COINS_SMALL_01",
+                                                                          type: "Consumable", nowMs: nowMs, revokedMs: nowMs,
+                                                                          environment: "Sandbox")
+                    let body = try AppStoreNotificationEndToEndTests.notification(
+                        "REFUND", uuid: uuid, signedTransaction: try fake.sign(.object(t)), bundle: fake.bundleId, nowMs: nowMs,
+                        environment: "Sandbox", sign: { try fake.sign($0) })
+                    let reply = try AppStoreNotificationEndToEndTests.post(service, body)
+                    return (reply.status, reply.json?["status"]?.stringValue)
+                }
+                let refunded = try sandboxRefund("2000000920000002", "7e3c0f52-0000-4000-8000-000000000921")
+                #expect(refunded == (200, "applied"))
+                #expect(try Self.wallet(service, key) == (475, 0, 3))
+                let unknown = try sandboxRefund("2000000920000009", "7e3c0f52-0000-4000-8000-000000000922")
+                #expect(unknown == (200, "ignored"))
             }
         }
     }

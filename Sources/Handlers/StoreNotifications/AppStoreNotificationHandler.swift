@@ -20,32 +20,33 @@ extension BadgeService {
             configuration.reportProviderFailure("apple notification refused: \(error)")
             throw .unverifiable(error.description)
         }
-        return { self.settle(notification, creditsSandbox: appStore.verifier.creditsSandbox) }
+        return { self.settle(notification) }
     }
 
     /// A verified notification: `REFUND` and `REVOKE` of a transaction become a
     /// ``StoreRefundNotice`` for the listeners; every other type (`REFUND_REVERSED` included: a
-    /// refund taken back does not re-credit, README) is recorded and ignored, as is a Sandbox
-    /// one where Sandbox purchases are not credited.
-    func settle(_ notification: AppStoreNotification, creditsSandbox: Bool) -> SettlementOutcome {
+    /// refund taken back does not re-credit, README) is recorded and ignored. A Sandbox notice
+    /// reaches the listeners too, marked: the coin wallet credits Sandbox purchases in production
+    /// (App Review's), so their refunds must reach it; the badge ledger passes over it unless it
+    /// credits them (`creditsSandbox`).
+    func settle(_ notification: AppStoreNotification) -> SettlementOutcome {
+        let sandbox = notification.environment == .sandbox
         let type = Self.loggable(notification.notificationType)
         let uuid = notification.notificationUUID
-        if notification.environment == .sandbox && !creditsSandbox {
-            return applyStoreNotice(nil, provider: "apple", deliveryId: uuid, why: "\(type) (Sandbox)")
-        }
+        let why = sandbox ? "\(type) (Sandbox)" : type
         guard type == "REFUND" || type == "REVOKE" else {
-            return applyStoreNotice(nil, provider: "apple", deliveryId: uuid, why: type)
+            return applyStoreNotice(nil, provider: "apple", deliveryId: uuid, why: why)
         }
         guard let t = notification.transaction else {
-            return applyStoreNotice(nil, provider: "apple", deliveryId: uuid, why: "\(type) without a transaction")
+            return applyStoreNotice(nil, provider: "apple", deliveryId: uuid, why: "\(why) without a transaction")
         }
         let subscription = t.kind == .autoRenewable
         let notice = StoreRefundNotice(
             store: .apple, kind: type == "REFUND" ? .refunded : .revoked, productKind: subscription ? .subscription : .oneTime,
             productId: t.productId, paymentReference: t.transactionId,
             subscriptionReference: subscription ? t.originalTransactionId : nil, chargeId: subscription ? t.transactionId : nil,
-            transactionId: t.transactionId, originalTransactionId: t.originalTransactionId)
-        return applyStoreNotice(notice, provider: "apple", deliveryId: uuid, why: type)
+            transactionId: t.transactionId, originalTransactionId: t.originalTransactionId, sandbox: sandbox)
+        return applyStoreNotice(notice, provider: "apple", deliveryId: uuid, why: why)
     }
 
     /// A store's type name as the log shows it: upper-case letters, digits and `_`, else `unknown`.

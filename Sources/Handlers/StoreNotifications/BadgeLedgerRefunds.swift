@@ -13,6 +13,8 @@ struct BadgeLedgerRefunds: StoreNotificationListener {
     let service: BadgeService
 
     func apply(_ notice: StoreRefundNotice, in w: any StoreWriter, at now: Timestamp) throws -> String? {
+        // A Sandbox purchase never funded a badge here unless Sandbox is credited (test_purchase).
+        if notice.sandbox && !(service.appStore?.verifier.creditsSandbox ?? false) { return nil }
         switch notice.productKind {
         case .oneTime:
             guard let purchaseId = try w.creditedPurchase(provider: notice.store.rawValue, providerRef: notice.paymentReference)

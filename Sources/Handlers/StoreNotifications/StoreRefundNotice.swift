@@ -48,10 +48,14 @@ public struct StoreRefundNotice: Sendable, Equatable {
     /// bearer secret of the buyer's: never log it).
     public var purchaseToken: String?
     public var orderId: String?
+    /// A purchase of Apple's Sandbox: the badge path credits those only under
+    /// `credit_test_purchases`, the coin wallet always (App Review buys in Sandbox against production).
+    public var sandbox: Bool
 
     public init(store: Store, kind: Kind, productKind: ProductKind, productId: String?, paymentReference: String,
                 subscriptionReference: String?, chargeId: String?, transactionId: String? = nil,
-                originalTransactionId: String? = nil, purchaseToken: String? = nil, orderId: String? = nil) {
+                originalTransactionId: String? = nil, purchaseToken: String? = nil, orderId: String? = nil,
+                sandbox: Bool = false) {
         self.store = store
         self.kind = kind
         self.productKind = productKind
@@ -63,6 +67,7 @@ public struct StoreRefundNotice: Sendable, Equatable {
         self.originalTransactionId = originalTransactionId
         self.purchaseToken = purchaseToken
         self.orderId = orderId
+        self.sandbox = sandbox
     }
 }
 
