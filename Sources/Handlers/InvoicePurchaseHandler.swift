@@ -1,13 +1,14 @@
 import BadgeCore
 import Crypto
 import Ledger
+import Payments
 import Schema
 import Storage
 
 extension BadgeService {
-    /// How long after its expiry a crypto invoice may still be paid late: BTCPay monitors an
-    /// invoice for a day by default, so until then a closed one answers payment_pending.
-    public static let cryptoLateSeconds: Int64 = 86_400
+    /// How long after its expiry a crypto invoice may still be paid late: as long as BTCPay is told
+    /// to watch it (`monitoringMinutes`, pinned on every invoice), so until then it is not dead.
+    public static let cryptoLateSeconds = Int64(BTCPayInvoices.monitoringMinutes) * 60
     /// How long after its expiry an open card invoice may still settle: a session paid just before
     /// it expired is reported by a webhook Stripe retries for up to three days.
     public static let cardLateSeconds: Int64 = 3 * 86_400
@@ -18,6 +19,7 @@ extension BadgeService {
     /// A repeat by the same key answers the same; the invoice of another key is receipt_used.
     func purchaseByInvoice(key: Ed25519PublicKey, masterKey: [UInt8], invoiceId: String, now: Timestamp) throws -> RPCResponse {
         let purchaseKey = key.purchaseKeyText
+        let asked = try askBTCPayAboutLateInvoice(invoiceId, purchaseKey: purchaseKey, now: now)
         return try conditionalWrite(read: { r in
             let invoice = try r.invoice(id: invoiceId)
             return (purchase: try r.purchase(key: purchaseKey), holdsInvoice: !(try r.invoices(purchaseKey: purchaseKey).isEmpty),
@@ -37,12 +39,17 @@ extension BadgeService {
             }
             switch invoice.status {
             case .paid: break
-            case .open:
+            case .open where now < invoice.expiresAt || invoice.method == "card":
                 throw BadgeServiceError.paymentPending(retryAfter: Self.pendingRetry(until: invoice.expiresAt, now: now))
-            case .closed where invoice.method != "card" && now < invoice.expiresAt.adding(seconds: Self.cryptoLateSeconds):
-                // A coin payment may still confirm late; never tell a payer the purchase is dead too early.
-                throw BadgeServiceError.paymentPending(retryAfter: 3600)
-            case .closed, .refunded:
+            case .open, .closed:
+                // A coin payment may still confirm late: dead only once BTCPay says so for good.
+                guard invoice.method != "card" else { throw BadgeServiceError.receiptInvalid }
+                if let end = Self.lateCryptoPaymentEnd(invoice, asked: asked), now >= end {
+                    throw BadgeServiceError.receiptInvalid
+                }
+                // An open one is still watched (perhaps confirming): asked again sooner.
+                throw BadgeServiceError.paymentPending(retryAfter: invoice.status == .open ? 60 : 3600)
+            case .refunded:
                 throw BadgeServiceError.receiptInvalid
             }
 
@@ -51,6 +58,47 @@ extension BadgeService {
                                           providerRef: invoiceId, receiptSeed: invoiceId, what: "invoice", now: now,
                                           stillUnclaimed: { w in try w.invoice(id: invoiceId)?.status == .paid })
         })
+    }
+
+    /// BTCPay's own word on a coin invoice of `purchaseKey` that is unpaid past its expiry, applied
+    /// as its webhook would apply it: BTCPay redelivers a lost webhook for about an hour only, so
+    /// without this a payment settled later would never be credited. Nil when nothing was asked
+    /// (not such an invoice, the key already holds its badge, no BTCPay configured). A failed read
+    /// past the late window is provider_unavailable; within it the record's answer stands.
+    private func askBTCPayAboutLateInvoice(_ invoiceId: String, purchaseKey: String,
+                                           now: Timestamp) throws -> ProviderInvoiceState? {
+        guard let reader = providers.crypto else { return nil }
+        let late = try store.read { r -> InvoiceRecord? in
+            guard let invoice = try r.invoice(id: invoiceId), invoice.provider == reader.name,
+                  invoice.purchaseKey == purchaseKey, invoice.status == .closed || (invoice.status == .open && now >= invoice.expiresAt),
+                  try r.purchase(key: purchaseKey) == nil
+            else { return nil }
+            return invoice
+        }
+        guard let invoice = late else { return nil }
+        let state: ProviderInvoiceState
+        do { state = try reader.invoiceState(providerRef: invoice.providerRef) } catch {
+            configuration.reportProviderFailure("btcpay: reading a late invoice for purchaseBadge: \(error)")
+            if now < invoice.expiresAt.adding(seconds: Self.cryptoLateSeconds) { return nil }
+            throw BadgeServiceError.providerUnavailable(retryAfter: 60, detail: "\(error)")
+        }
+        _ = try store.write { w in try apply(state, toBTCPayInvoice: invoice.providerRef, in: w, at: now) }
+        return state
+    }
+
+    /// When an unpaid coin invoice is dead for certain: at once when BTCPay calls it invalid; when
+    /// it calls it expired, once its watch for a late payment ends (as BTCPay states it, else the
+    /// late window); when BTCPay was not asked (none is configured), at the end of the late window
+    /// for one its webhook closed. Nil: not known (BTCPay still watches it as new or processing,
+    /// or nobody can say).
+    static func lateCryptoPaymentEnd(_ invoice: InvoiceRecord, asked: ProviderInvoiceState?) -> Timestamp? {
+        let window = invoice.expiresAt.adding(seconds: cryptoLateSeconds)
+        switch asked {
+        case .failed: return invoice.createdAt
+        case .expired(_, let monitoredUntil): return monitoredUntil ?? window
+        case .pending, .settled: return nil
+        case nil: return invoice.status == .closed ? window : nil
+        }
     }
 
     /// The recovery receipt of an invoice purchase: derived from the purchase's master key and the

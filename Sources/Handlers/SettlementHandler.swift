@@ -112,25 +112,34 @@ extension BadgeService {
         }
         return settlementWrite { w in
             guard try w.recordProviderEvent(provider: "btcpay", eventId: delivery.eventId, at: now) else { return .duplicate }
-            guard let invoice = try w.invoice(provider: "btcpay", providerRef: btcpayId) else { return .ignored("no invoice") }
-            switch state {
-            case let .settled(orderId, _, amount, currency):
-                guard orderId == invoice.invoiceId else { return .ignored("settled invoice of another order") }
-                guard amount == UInt64(invoice.amount), currency == invoice.currency.lowercased() else {
-                    return .ignored("settled invoice that does not match its invoice")
-                }
-                guard try w.setInvoiceStatus(invoiceId: invoice.invoiceId, from: [.open, .closed], to: .paid, paidAt: now,
-                                             paymentRef: btcpayId)
-                else { return .ignored("invoice already \(invoice.status.rawValue)") }
-                return .applied(try applyUpgrade(invoice, in: w, at: now).map { "invoice settled, \($0)" } ?? "invoice settled")
-            case .pending:
-                return .ignored("invoice not settled yet")
-            case .failed:
-                guard try w.setInvoiceStatus(invoiceId: invoice.invoiceId, from: [.open], to: .closed, paidAt: nil,
-                                             paymentRef: nil)
-                else { return .ignored("invoice already \(invoice.status.rawValue)") }
-                return .applied("invoice closed")
+            return try apply(state, toBTCPayInvoice: btcpayId, in: w, at: now)
+        }
+    }
+
+    /// What a fresh read of a BTCPay invoice says, applied to our invoice: settled in full (a late
+    /// payment included) marks it paid, an expired or invalid one without a settled payment is
+    /// closed, and one still new or processing is left alone. The webhook and `purchaseBadge`'s
+    /// look at a late invoice both come here.
+    func apply(_ state: ProviderInvoiceState, toBTCPayInvoice btcpayId: String, in w: any StoreWriter,
+               at now: Timestamp) throws -> SettlementOutcome {
+        guard let invoice = try w.invoice(provider: "btcpay", providerRef: btcpayId) else { return .ignored("no invoice") }
+        switch state {
+        case let .settled(orderId, _, amount, currency):
+            guard orderId == invoice.invoiceId else { return .ignored("settled invoice of another order") }
+            guard amount == UInt64(invoice.amount), currency == invoice.currency.lowercased() else {
+                return .ignored("settled invoice that does not match its invoice")
             }
+            guard try w.setInvoiceStatus(invoiceId: invoice.invoiceId, from: [.open, .closed], to: .paid, paidAt: now,
+                                         paymentRef: btcpayId)
+            else { return .ignored("invoice already \(invoice.status.rawValue)") }
+            return .applied(try applyUpgrade(invoice, in: w, at: now).map { "invoice settled, \($0)" } ?? "invoice settled")
+        case .pending:
+            return .ignored("invoice not settled yet")
+        case .expired, .failed:
+            guard try w.setInvoiceStatus(invoiceId: invoice.invoiceId, from: [.open], to: .closed, paidAt: nil,
+                                         paymentRef: nil)
+            else { return .ignored("invoice already \(invoice.status.rawValue)") }
+            return .applied("invoice closed")
         }
     }
 

@@ -56,6 +56,11 @@ extension BadgeService {
             if try Self.holdsPayableUpgrade(old.id, exceptFor: toPurchaseKey, in: r, at: now) {
                 throw BadgeServiceError.badRequest("another upgrade of this purchase is open")
             }
+            // This key's own expired coin invoice of it may still be paid late; a second invoice
+            // beside it could settle too. Refused before the provider is asked, until it cannot.
+            if let lateUntil = try Self.ownLateUpgradeEnd(old.id, of: toPurchaseKey, in: r, at: now) {
+                throw BadgeServiceError.paymentPending(retryAfter: UInt32(clamping: min(3600, max(60, lateUntil.seconds - now.seconds))))
+            }
             let months = convertibleMonths(from: tip, pausedSince: try r.pausedSince(purchaseId: old.id), at: now,
                                            settleBy: settleBy)
             guard months > 0 else { throw BadgeServiceError.badRequest("the purchase holds no months to convert") }
@@ -95,6 +100,21 @@ extension BadgeService {
             }
         }
         return false
+    }
+
+    /// The end of the late window of `key`'s own expired coin invoice upgrading purchase
+    /// `purchaseId` that may still settle at `now`, if any. (Its open unexpired one is answered
+    /// again before this is asked; a closed card one can no longer settle.)
+    static func ownLateUpgradeEnd(_ purchaseId: Int64, of key: String, in r: any StoreReader,
+                                  at now: Timestamp) throws -> Timestamp? {
+        for upgrade in try r.invoiceUpgrades(fromPurchaseId: purchaseId) {
+            guard let invoice = try r.invoice(id: upgrade.invoiceId), invoice.purchaseKey == key, invoice.method != "card",
+                  invoice.status == .open || invoice.status == .closed
+            else { continue }
+            let end = invoice.expiresAt.adding(seconds: cryptoLateSeconds)
+            if now < end { return end }
+        }
+        return nil
     }
 
     /// Whether an invoice can still settle at `now`: an open one until its late window ends

@@ -39,6 +39,10 @@ public struct BTCPayInvoices: PaymentProvider, InvoiceStateReading {
         }
     }
 
+    /// How long after its expiry BTCPay watches an invoice for a late payment: a day, its default,
+    /// pinned on every invoice (the service keeps a late invoice payable as long).
+    public static let monitoringMinutes = 1440
+
     var storePath: String { account.api.baseURL + "/api/v1/stores/" + FormEncoding.escape(account.storeId) + "/invoices" }
 
     var headers: [(String, String)] {
@@ -52,7 +56,12 @@ public struct BTCPayInvoices: PaymentProvider, InvoiceStateReading {
             "amount": .string(CurrencyUnits.decimalText(minorUnits: request.amount, currency: request.currency)),
             "currency": .string(request.currency.uppercased()),
             "metadata": ["orderId": .string(request.invoiceId), "itemDesc": .string(request.description)],
-            "checkout": ["paymentMethods": [.string(methodId)], "expirationMinutes": .number(JSONNumber(Int(minutes)))],
+            // Every checkout setting the settlement rules rely on is pinned, not left to the store's
+            // defaults: how long a late payment is watched for, no underpayment accepted, and the
+            // destination made now (a lazy method has none to show).
+            "checkout": ["paymentMethods": [.string(methodId)], "expirationMinutes": .number(JSONNumber(Int(minutes))),
+                         "monitoringMinutes": .number(JSONNumber(Self.monitoringMinutes)), "paymentTolerance": 0,
+                         "lazyPaymentMethods": false],
         ]
         let created = try call("POST", storePath, body: body.serialized(), what: "creating an invoice")
         guard let id = created["id"]?.stringValue, !id.isEmpty, id.allSatisfy({ $0.isLetter || $0.isNumber }) else {
@@ -83,7 +92,10 @@ public struct BTCPayInvoices: PaymentProvider, InvoiceStateReading {
             return .settled(orderId: orderId, paidLate: invoice["additionalStatus"]?.stringValue == "PaidLate",
                             amount: amount, currency: currency?.lowercased())
         case "New", "Processing": return .pending(orderId: orderId)
-        case "Expired", "Invalid": return .failed(orderId: orderId)
+        case "Expired":
+            let monitored = invoice["monitoringExpiration"]?.numberValue?.exactInt.map { Timestamp(seconds: Int64($0)) }
+            return .expired(orderId: orderId, monitoredUntil: monitored)
+        case "Invalid": return .failed(orderId: orderId)
         default: throw .unavailable("reading an invoice: unknown status")
         }
     }

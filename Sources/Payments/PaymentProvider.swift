@@ -81,7 +81,10 @@ public enum ProviderInvoiceState: Hashable, Sendable {
     case settled(orderId: String?, paidLate: Bool, amount: UInt64?, currency: String?)
     /// Seen but not final yet (unpaid, partly paid, awaiting confirmations).
     case pending(orderId: String?)
-    /// Expired or invalid without a settled payment.
+    /// Expired without a settled payment; a late payment may still settle it while the provider
+    /// watches for one, until `monitoredUntil` (BTCPay's `monitoringExpiration`) when it says.
+    case expired(orderId: String?, monitoredUntil: Timestamp?)
+    /// Invalid: the provider will not settle it (failed to confirm, or marked invalid).
     case failed(orderId: String?)
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import BadgeCore
 import JSON
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -27,9 +28,11 @@ public final class FakePayments: @unchecked Sendable {
 
     /// Sets a fake BTCPay invoice's status (`Settled`, `Expired`, `Invalid`, `Processing`, `New`)
     /// and, when given, the amount it reports.
-    public func setBTCPayStatus(_ id: String, _ status: String, additional: String = "None", amount: String? = nil) throws {
+    public func setBTCPayStatus(_ id: String, _ status: String, additional: String = "None", amount: String? = nil,
+                                monitoredUntil: Timestamp? = nil) throws {
         var request: JSONObject = ["id": .string(id), "status": .string(status), "additionalStatus": .string(additional)]
         if let amount { request["amount"] = .string(amount) }
+        if let monitoredUntil { request["monitoringExpiration"] = .number(JSONNumber(Int(monitoredUntil.seconds))) }
         _ = try post("/_control/btcpay-status", request)
     }
 

@@ -325,6 +325,72 @@ import Webhooks
     }
 }
 
+extension InvoiceFlowTests {
+    /// BTCPay redelivers a failed webhook for about an hour, so a coin invoice unpaid past its
+    /// expiry is asked about at BTCPay by purchaseBadge: a settlement whose deliveries were all
+    /// lost is credited, and the answer is receipt_invalid only once BTCPay says it is dead.
+    @Test func aLateCoinInvoiceIsAskedAboutAtBTCPayBeforeItIsCalledDead() throws {
+        func deliver(_ record: InvoiceRecord, _ type: String) -> SettlementOutcome {
+            let body = #"{"deliveryId":"\#(UUID().uuidString)","type":"\#(type)","invoiceId":"\#(record.providerRef)"}"#
+            let header = try! h.fake.btcpaySignature(payload: body, secret: h.btcpayWebhookSecret)
+            return h.service.settle(try! h.btcpayWebhook.delivery(body: Array(body.utf8), signatureHeader: header))
+        }
+        func coinInvoice(_ key: Ed25519PrivateKey) throws -> InvoiceRecord {
+            try h.record(try #require(h.invoice(by: key, via: .crypto(currency: .btc)).invoice).invoiceId)
+        }
+        func purchase(_ key: Ed25519PrivateKey, _ record: InvoiceRecord) -> RPCResponse {
+            h.purchase(by: key, invoiceId: record.invoiceId, masterKey: SecureRandom.bytes(32))
+        }
+        let late = BadgeService.cryptoLateSeconds
+
+        // Closed by InvoiceExpired (partly paid), then paid in full late; every delivery of the
+        // settlement failed. Past the late window, with BTCPay down: unreachable, not dead.
+        let lost = Ed25519PrivateKey()
+        let lostRecord = try coinInvoice(lost)
+        try h.fake.setBTCPayStatus(lostRecord.providerRef, "Expired", additional: "PaidPartial")
+        #expect(deliver(lostRecord, "InvoiceExpired") == .applied("invoice closed"))
+        try h.fake.setBTCPayStatus(lostRecord.providerRef, "Settled", additional: "PaidLate")
+        try h.fake.setMode("btcpay", "500")
+        guard case .retryLater = deliver(lostRecord, "InvoiceSettled") else { Issue.record("the delivery was handled"); return }
+        h.clock.now = lostRecord.expiresAt.adding(seconds: late + 1)
+        #expect(purchase(lost, lostRecord).errorCode == .providerUnavailable)
+        try h.fake.setMode("btcpay", "ok")
+        #expect(purchase(lost, lostRecord).statement?.entries.map(\.entryType)
+                == [.credit(.payment(invoiceId: lostRecord.invoiceId)), .debit(.badge)])
+        #expect(try h.record(lostRecord.invoiceId).status == .paid)
+
+        // No delivery at all: open past its expiry, asked each time; new, then processing, is
+        // pending; settled is credited.
+        let silent = Ed25519PrivateKey()
+        let silentRecord = try coinInvoice(silent)
+        h.clock.now = silentRecord.expiresAt.adding(seconds: 1)
+        #expect(purchase(silent, silentRecord).errorCode == .paymentPending)
+        try h.fake.setBTCPayStatus(silentRecord.providerRef, "Processing")
+        h.clock.now = silentRecord.expiresAt.adding(seconds: late + 1)
+        #expect(purchase(silent, silentRecord).errorCode == .paymentPending)
+        try h.fake.setBTCPayStatus(silentRecord.providerRef, "Settled")
+        #expect(purchase(silent, silentRecord).credential != nil)
+
+        // Expired and still watched by BTCPay past our own window: pending until its watch ends.
+        let watched = Ed25519PrivateKey()
+        let watchedRecord = try coinInvoice(watched)
+        let watchEnds = watchedRecord.expiresAt.adding(seconds: late + 7200)
+        try h.fake.setBTCPayStatus(watchedRecord.providerRef, "Expired", monitoredUntil: watchEnds)
+        h.clock.now = watchedRecord.expiresAt.adding(seconds: late + 60)
+        #expect(purchase(watched, watchedRecord).errorCode == .paymentPending)
+        #expect(try h.record(watchedRecord.invoiceId).status == .closed)
+        h.clock.now = watchEnds
+        #expect(purchase(watched, watchedRecord).errorCode == .receiptInvalid)
+
+        // Invalid (failed to confirm, or marked so): dead at once, without waiting for the window.
+        let invalid = Ed25519PrivateKey()
+        let invalidRecord = try coinInvoice(invalid)
+        try h.fake.setBTCPayStatus(invalidRecord.providerRef, "Invalid")
+        h.clock.now = invalidRecord.expiresAt.adding(seconds: 1)
+        #expect(purchase(invalid, invalidRecord).errorCode == .receiptInvalid)
+    }
+}
+
 final class LockedOutcomes: @unchecked Sendable {
     private let lock = NSLock()
     private var items: [SettlementOutcome] = []

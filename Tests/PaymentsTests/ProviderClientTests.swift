@@ -90,10 +90,18 @@ import Testing
             let checkout = try #require(body["checkout"])
             #expect(checkout["paymentMethods"]?.arrayValue?.map(\.stringValue) == [id])
             #expect(checkout["expirationMinutes"]?.numberValue?.exactInt == 60)
+            // the settings the settlement rules rely on are pinned, not the store's
+            #expect(checkout["monitoringMinutes"]?.numberValue?.exactInt == 1440)
+            #expect(checkout["paymentTolerance"]?.numberValue?.exactInt == 0)
+            #expect(checkout["lazyPaymentMethods"] == .bool(false))
             #expect(try btcpay.invoiceState(providerRef: destination.providerRef) == .pending(orderId: r.invoiceId))
             try fake.setBTCPayStatus(destination.providerRef, "Settled", additional: "PaidLate")
             #expect(try btcpay.invoiceState(providerRef: destination.providerRef) == .settled(orderId: r.invoiceId, paidLate: true, amount: 1400, currency: "usd"))
-            try fake.setBTCPayStatus(destination.providerRef, "Expired", additional: "PaidPartial")
+            try fake.setBTCPayStatus(destination.providerRef, "Expired", additional: "PaidPartial",
+                                     monitoredUntil: Timestamp(seconds: 1_900_000_000))
+            #expect(try btcpay.invoiceState(providerRef: destination.providerRef)
+                    == .expired(orderId: r.invoiceId, monitoredUntil: Timestamp(seconds: 1_900_000_000)))
+            try fake.setBTCPayStatus(destination.providerRef, "Invalid")
             #expect(try btcpay.invoiceState(providerRef: destination.providerRef) == .failed(orderId: r.invoiceId))
         }
         #expect(throws: PaymentProviderError.self) { try btcpay.invoiceState(providerRef: "../../x") }

@@ -37,10 +37,32 @@ import Webhooks
     }
 
     func upgradeInvoice(by key: Ed25519PrivateKey, _ proof: UpgradeProof, priceId: String = DefaultCatalog.legendPriceId,
-                        type: BadgeType = .legend, offerId: String? = nil) -> RPCResponse {
+                        type: BadgeType = .legend, offerId: String? = nil, via: PaymentVia = .card(provider: .stripe)) -> RPCResponse {
         h.send(.getBadgeInvoice(priceId: priceId, offerId: offerId,
                                 badgeInfo: BadgeInfo(badgeType: type, badgeExpiry: h.clock.now, badgeExtra: ""),
-                                paymentVia: .card(provider: .stripe), upgrade: proof), by: key)
+                                paymentVia: via, upgrade: proof), by: key)
+    }
+
+    /// Asking again once a coin upgrade invoice expired: it may still be paid late, so no second
+    /// invoice is made (both could settle) and the answer is payment_pending, not a terminal
+    /// refusal; once its late window ends a new invoice is made.
+    @Test func anExpiredCoinUpgradeInvoiceAskedAgainWaitsForItsLateWindow() throws {
+        let old = Ed25519PrivateKey(), new = Ed25519PrivateKey()
+        let (receipt, _) = try supporter12(old)
+        func ask() throws -> RPCResponse {
+            let last = try #require(try h.ledger(of: old).last)
+            return upgradeInvoice(by: new, proof(from: old, to: new, receipt: receipt, last: last), via: .crypto(currency: .btc))
+        }
+        let first = try #require(try ask().invoice)
+        let record = try h.record(first.invoiceId)
+        h.clock.now = record.expiresAt.adding(seconds: 60)
+        let created = try h.fake.requests("btcpay").filter { $0["method"]?.stringValue == "POST" }.count
+        let again = try ask()
+        #expect(again.errorCode == .paymentPending, "\(again)")
+        #expect(try h.fake.requests("btcpay").filter { $0["method"]?.stringValue == "POST" }.count == created)
+        h.clock.now = record.expiresAt.adding(seconds: BadgeService.cryptoLateSeconds)
+        let later = try ask()
+        #expect(later.invoice != nil && later.invoice?.invoiceId != first.invoiceId, "\(later)")
     }
 
     /// Delivers a Stripe event signed at the test clock's time (the clock moves by months here).

@@ -121,6 +121,8 @@ class Handler(BaseHTTPRequestHandler):
                 inv["additionalStatus"] = req.get("additionalStatus", "None")
                 if "amount" in req:
                     inv["amount"] = req["amount"]
+                if "monitoringExpiration" in req:
+                    inv["monitoringExpiration"] = req["monitoringExpiration"]
             return self.reply(200, inv)
         if path == "/_sign/stripe":
             req = json.loads(raw)
@@ -172,6 +174,9 @@ class Handler(BaseHTTPRequestHandler):
                     "id": iid, "storeId": BTCPAY_STORE, "amount": req["amount"], "currency": req["currency"],
                     "type": "Standard", "checkoutLink": f"https://btcpay.test/i/{iid}", "createdTime": int(time.time()),
                     "expirationTime": int(time.time()) + 60 * req["checkout"].get("expirationMinutes", 15),
+                    # BTCPay watches an expired invoice for late payments this long (store default a day)
+                    "monitoringExpiration": int(time.time()) + 60 * (req["checkout"].get("expirationMinutes", 15)
+                                                                     + req["checkout"].get("monitoringMinutes", 1440)),
                     "status": "New", "additionalStatus": "None", "metadata": req.get("metadata", {}),
                     "checkout": req["checkout"], "archived": False,
                     "cryptoAmount": "0.00028000" if coin == "BTC" else "0.087500000000",
