@@ -409,7 +409,11 @@ struct Endpoints: Sendable {
         var response: HTTPResponse
         var result: String?
         if refusal.method == "POST" && route == "rpc" {
-            let outcome = failure(.badRequest, refusal.message)
+            // The body says what the status says: a refusal to retry (503, past the buffer
+            // budget) is the transient class with its wait, every other one bad_request.
+            let outcome = refusal.retryAfter.map {
+                service.encode(.failure(.providerUnavailable, message: refusal.message, retryAfter: UInt32(clamping: $0)), command: nil)
+            } ?? failure(.badRequest, refusal.message)
             response = httpResponse(outcome, status: refusal.status)
             result = outcome.result
         } else {

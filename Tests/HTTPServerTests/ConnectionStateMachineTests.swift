@@ -309,6 +309,20 @@ typealias Machine = HTTPConnectionStateMachine<FakeClock>
         #expect(response.status == 400)
         #expect(response.header("Content-Length") != nil)
         #expect(response.body.isEmpty)
+        // The same refusal whatever the reads: one ending inside or right after the method used to
+        // lose the method, and the refusal went out with a body.
+        for request in ["HEAD / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n",
+                        "HEAD /healthz HTTP/1.1\r\nHost: t\r\nContent-Length: 1\r\nContent-Length: 1\r\n\r\n"] {
+            let bytes = Array(request.utf8)
+            for cut in 1..<bytes.count {
+                var split = machine()
+                let first = String(decoding: bytes[..<cut], as: UTF8.self), rest = String(decoding: bytes[cut...], as: UTF8.self)
+                var action = receive(&split, first)
+                if case .write = action {} else { action = receive(&split, rest) }
+                let refusal = try #require(written(action), "cut at \(cut)")
+                #expect(refusal.status == 400 && refusal.body.isEmpty, "cut at \(cut)")
+            }
+        }
         var slow = machine()
         #expect(receive(&slow, "HEAD / HTTP/1.1\r\n") == .startReading)
         clock.advance(.seconds(11))

@@ -276,7 +276,8 @@ package struct HTTPConnectionStateMachine<Clock: HTTPConnectionClock> {
 
     private mutating func refuse(status: Int, message: String, retryAfter: Int? = nil) -> Action {
         let requestLine = head.map { ($0.method, $0.target) } ?? parser.requestLine
-        var response = refusals(HTTPRefusal(status: status, message: message, method: requestLine?.0, target: requestLine?.1))
+        var response = refusals(HTTPRefusal(status: status, message: message, method: requestLine?.0, target: requestLine?.1,
+                                            retryAfter: retryAfter))
         response.status = status
         if let retryAfter { response.headers.replaceOrAdd(name: "Retry-After", value: String(retryAfter)) }
         return writeAndClose(response, isHEAD: parser.methodIsHEAD, version: .http1_1)

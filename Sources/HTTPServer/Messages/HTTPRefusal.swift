@@ -11,18 +11,28 @@ public struct HTTPRefusal: Sendable, Equatable {
     public let method: String?
     /// The request-target as sent, when the request-line was read in full.
     public let target: String?
+    /// Seconds the server asks the client to wait (`Retry-After`), for a refusal it may retry.
+    public let retryAfter: Int?
 
-    public init(status: Int, message: String, method: String? = nil, target: String? = nil) {
+    public init(status: Int, message: String, method: String? = nil, target: String? = nil, retryAfter: Int? = nil) {
         self.status = status
         self.message = message
         self.method = method
         self.target = target
+        self.retryAfter = retryAfter
     }
 
-    /// The target's path (without the query), when the target is known.
+    /// The target's path (without the query), when the target is known; that of an
+    /// absolute-form target too (`http://host/rpc` is `/rpc`), as ``HTTPRequest/path`` is.
     public var path: String? {
         guard let target else { return nil }
-        return target.firstIndex(of: "?").map { String(target[..<$0]) } ?? target
+        var rest = Substring(target)
+        if let first = rest.first, first != "/", first != "*", let separator = rest.range(of: "://") {
+            rest = rest[separator.upperBound...]
+            rest = rest[(rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex)...]
+        }
+        let path = rest.firstIndex(of: "?").map { rest[..<$0] } ?? rest
+        return path.isEmpty ? "/" : String(path)
     }
 
     /// The server's own answer: the small JSON error document of ``HTTPResponse/error(status:message:headers:)``.

@@ -57,6 +57,9 @@ package struct HTTPRequestParser {
     var methodStart = 0
     var methodLength = 0
     var methodCode: UInt64 = 0
+    /// The method ended with its space (kept apart from `headState`, which is saved only when a
+    /// read ends, so a failure later in the same read still knows the method).
+    var methodEnded = false
     var targetStart = 0
     var targetEnd = 0
     var targetKind: TargetKind = .origin
@@ -109,6 +112,7 @@ package struct HTTPRequestParser {
         emptyLines = 0
         methodLength = 0
         methodCode = 0
+        methodEnded = false
         versionIndex = 0
         requestLine = nil
         fields.removeAll(keepingCapacity: true)
@@ -131,7 +135,7 @@ package struct HTTPRequestParser {
     /// True when the request being parsed (or that failed) has the method HEAD, so that even a
     /// refusal is sent without a body.
     package var methodIsHEAD: Bool {
-        methodLength == 4 && methodCode == Self.headCode && headState != .method
+        methodEnded && methodLength == 4 && methodCode == Self.headCode
     }
 
     /// The request-line byte by byte, then the header section through `fieldScanner`; the head
@@ -176,6 +180,7 @@ package struct HTTPRequestParser {
                     guard methodLength <= HTTPGrammar.longestMethod else { return fail(.unknownMethod, consumed: i) }
                     methodCode = methodCode << 8 | UInt64(b)
                 } else if b == sp {
+                    methodEnded = true
                     state = .targetStart
                 } else if b == lf {
                     return fail(.bareLF, consumed: i)
