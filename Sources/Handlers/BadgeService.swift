@@ -51,15 +51,20 @@ public final class BadgeService: Sendable {
         public var reportProviderFailure: @Sendable (String) -> Void
         /// Receives a line for each store notification handled: its type and outcome, no token or id.
         public var reportStoreNotification: @Sendable (String) -> Void
+        /// Receives a line for each payment settled that can never be credited (its key holds a
+        /// badge another payment funded), naming the provider's reference so the operator refunds it.
+        public var reportStrandedPayment: @Sendable (String) -> Void
 
         public init(catalogCacheSeconds: Int64 = 1,
                     reportInternalError: @escaping @Sendable (String) -> Void = { _ in },
                     reportProviderFailure: @escaping @Sendable (String) -> Void = { _ in },
-                    reportStoreNotification: @escaping @Sendable (String) -> Void = { _ in }) {
+                    reportStoreNotification: @escaping @Sendable (String) -> Void = { _ in },
+                    reportStrandedPayment: @escaping @Sendable (String) -> Void = { _ in }) {
             self.catalogCacheSeconds = catalogCacheSeconds
             self.reportInternalError = reportInternalError
             self.reportProviderFailure = reportProviderFailure
             self.reportStoreNotification = reportStoreNotification
+            self.reportStrandedPayment = reportStrandedPayment
         }
     }
 

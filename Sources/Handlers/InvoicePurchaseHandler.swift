@@ -20,12 +20,16 @@ extension BadgeService {
     func purchaseByInvoice(key: Ed25519PublicKey, masterKey: [UInt8], invoiceId: String, now: Timestamp) throws -> RPCResponse {
         let purchaseKey = key.purchaseKeyText
         let asked = try askBTCPayAboutLateInvoice(invoiceId, purchaseKey: purchaseKey, now: now)
-        return try conditionalWrite(read: { r in
+        // Other paid invoices of the key, once this one is credited: payments never to be credited.
+        var strandedNow: [InvoiceRecord] = []
+        let answer = try conditionalWrite(read: { r in
             let invoice = try r.invoice(id: invoiceId)
-            return (purchase: try r.purchase(key: purchaseKey), holdsInvoice: !(try r.invoices(purchaseKey: purchaseKey).isEmpty),
-                    invoice: invoice,
+            let invoices = try r.invoices(purchaseKey: purchaseKey)
+            return (purchase: try r.purchase(key: purchaseKey), holdsInvoice: !invoices.isEmpty,
+                    otherPaid: invoices.filter { $0.status == .paid && $0.invoiceId != invoiceId }, invoice: invoice,
                     creditedTo: try invoice.flatMap { try r.creditedPurchase(provider: $0.provider, providerRef: $0.invoiceId) })
         }, decide: { s in
+            strandedNow = []
             // Only getBadgeInvoice makes the record an invoice belongs to (spec, Identity).
             guard s.purchase != nil || s.holdsInvoice else { throw BadgeServiceError.unknownPurchaseKey }
             guard let invoice = s.invoice else { throw BadgeServiceError.receiptInvalid }
@@ -53,11 +57,15 @@ extension BadgeService {
                 throw BadgeServiceError.receiptInvalid
             }
 
-            return try creditFirstPayment(purchaseKey: purchaseKey, masterKey: masterKey, months: invoice.months,
-                                          badgeType: invoice.badgeType, invoiceId: invoiceId, provider: invoice.provider,
-                                          providerRef: invoiceId, receiptSeed: invoiceId, what: "invoice", now: now,
-                                          stillUnclaimed: { w in try w.invoice(id: invoiceId)?.status == .paid })
+            let staged = try creditFirstPayment(purchaseKey: purchaseKey, masterKey: masterKey, months: invoice.months,
+                                                badgeType: invoice.badgeType, invoiceId: invoiceId, provider: invoice.provider,
+                                                providerRef: invoiceId, receiptSeed: invoiceId, what: "invoice", now: now,
+                                                stillUnclaimed: { w in try w.invoice(id: invoiceId)?.status == .paid })
+            if staged.write != nil { strandedNow = s.otherPaid }
+            return staged
         })
+        for other in strandedNow { reportStranded(provider: other.provider, reference: other.providerRef) }
+        return answer
     }
 
     /// BTCPay's own word on a coin invoice of `purchaseKey` that is unpaid past its expiry, applied

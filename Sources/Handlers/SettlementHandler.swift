@@ -36,7 +36,7 @@ extension BadgeService {
     /// session marks the invoice refunded instead of paid.
     public func settle(_ event: StripeEvent) -> SettlementOutcome {
         let now = clock()
-        return settlementWrite { w in
+        let outcome = settlementWrite { w in
             guard try w.recordProviderEvent(provider: "stripe", eventId: event.id, at: now) else { return .duplicate }
             switch event.settlement {
             case .other(let type):
@@ -58,7 +58,7 @@ extension BadgeService {
                 guard try w.setInvoiceStatus(invoiceId: invoice.invoiceId, from: [.open, .closed], to: .paid, paidAt: now,
                                              paymentRef: intent)
                 else { return .ignored("invoice already \(invoice.status.rawValue)") }
-                return .applied(try applyUpgrade(invoice, in: w, at: now).map { "invoice settled, \($0)" } ?? "invoice settled")
+                return try settled(invoice, in: w, at: now)
             case let .expired(sessionId, _):
                 return try closeUnpaidSession(sessionId, in: w, unknown: "expired session of no invoice", closed: "invoice closed")
             case let .paymentFailed(sessionId, _):
@@ -76,6 +76,10 @@ extension BadgeService {
                 return try refund(invoice, in: w, at: now)
             }
         }
+        if outcome == .applied(Self.strandedSettlement), case let .paid(sessionId, _, _, _, _) = event.settlement {
+            reportStranded(provider: "stripe", reference: sessionId)
+        }
+        return outcome
     }
 
     /// Closes the open invoice of a Stripe session that can no longer be paid.
@@ -110,10 +114,37 @@ extension BadgeService {
             configuration.reportProviderFailure("btcpay webhook: \(error)")
             return .retryLater("\(error)")
         }
-        return settlementWrite { w in
+        let outcome = settlementWrite { w in
             guard try w.recordProviderEvent(provider: "btcpay", eventId: delivery.eventId, at: now) else { return .duplicate }
             return try apply(state, toBTCPayInvoice: btcpayId, in: w, at: now)
         }
+        if outcome == .applied(Self.strandedSettlement) { reportStranded(provider: "btcpay", reference: btcpayId) }
+        return outcome
+    }
+
+    /// What settling an invoice whose payment can never be credited says.
+    public static let strandedSettlement = "invoice settled, never to be credited: its key holds a badge another payment funded"
+
+    /// `invoice` was just marked paid in `w`: the upgrade it converts is applied — unless the buyer
+    /// paid two invoices of one key (one closed when the key asked again, and its new one). Only one
+    /// is credited, so only the first settled converts the old purchase's months. One that settles
+    /// after the key's badge was credited is never credited: said to the operator, who refunds it
+    /// (one that settles before is said when purchaseBadge credits the other).
+    private func settled(_ invoice: InvoiceRecord, in w: any StoreWriter, at now: Timestamp) throws -> SettlementOutcome {
+        if let purchase = try w.purchase(key: invoice.purchaseKey),
+           try w.creditedPurchase(provider: invoice.provider, providerRef: invoice.invoiceId) != purchase.id {
+            return .applied(Self.strandedSettlement)
+        }
+        if try w.invoices(purchaseKey: invoice.purchaseKey).contains(where: { $0.status == .paid && $0.invoiceId != invoice.invoiceId }) {
+            return .applied("invoice settled beside another paid invoice of its key: it converts nothing")
+        }
+        return .applied(try applyUpgrade(invoice, in: w, at: now).map { "invoice settled, \($0)" } ?? "invoice settled")
+    }
+
+    /// Tells the operator, once the settlement is committed, of a payment to refund at the provider.
+    func reportStranded(provider: String, reference: String) {
+        configuration.reportStrandedPayment("\(provider) payment \(reference) settled an invoice whose key already holds a "
+            + "badge another payment funded: it is never credited; refund it at \(provider)")
     }
 
     /// What a fresh read of a BTCPay invoice says, applied to our invoice: settled in full (a late
@@ -132,7 +163,7 @@ extension BadgeService {
             guard try w.setInvoiceStatus(invoiceId: invoice.invoiceId, from: [.open, .closed], to: .paid, paidAt: now,
                                          paymentRef: btcpayId)
             else { return .ignored("invoice already \(invoice.status.rawValue)") }
-            return .applied(try applyUpgrade(invoice, in: w, at: now).map { "invoice settled, \($0)" } ?? "invoice settled")
+            return try settled(invoice, in: w, at: now)
         case .pending:
             return .ignored("invoice not settled yet")
         case .expired, .failed:

@@ -74,7 +74,8 @@ enum ServiceAssembly {
                                        .compactMap { $0 },
                                    configuration: .init(reportInternalError: { ServiceLog.error($0) },
                                                         reportProviderFailure: { ServiceLog.warning($0) },
-                                                        reportStoreNotification: { ServiceLog.info($0) }),
+                                                        reportStoreNotification: { ServiceLog.info($0) },
+                                                        reportStrandedPayment: { ServiceLog.warning($0) }),
                                    storeNotificationListeners: [WalletRefunds()])
         let wallet = WalletService(store: store, packs: coinPacks,
                                    stores: CoinStores(appStore: apple?.serverAPI, googlePlay: googlePlay?.client,

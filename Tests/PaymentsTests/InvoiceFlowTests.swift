@@ -391,6 +391,50 @@ extension InvoiceFlowTests {
     }
 }
 
+extension InvoiceFlowTests {
+    /// A buyer who pays both an invoice closed when the key asked again (paid just before it
+    /// expired, reported late) and the new one: one is credited, the other never is, and the
+    /// operator is told which payment to refund, whichever settles first.
+    @Test func aSecondPaymentOfOneKeyIsNeverCreditedAndTheOperatorIsTold() throws {
+        func deliver(_ record: InvoiceRecord) throws -> SettlementOutcome {
+            try h.deliverStripe(h.stripeEvent(type: "checkout.session.completed", object: h.paidSession(record)),
+                                timestamp: Int(h.clock.now.seconds))
+        }
+        func twoInvoices(_ key: Ed25519PrivateKey) throws -> (closed: InvoiceRecord, new: InvoiceRecord) {
+            let first = try h.record(try #require(h.invoice(by: key).invoice).invoiceId)
+            h.clock.now = first.expiresAt.adding(seconds: 1)
+            let second = try h.record(try #require(h.invoice(by: key).invoice).invoiceId)
+            let firstNow = try h.record(first.invoiceId)
+            #expect(second.invoiceId != first.invoiceId && firstNow.status == .closed)
+            return (first, second)
+        }
+        func told() -> [String] { h.strandedPayments.withLock { $0 } }
+
+        // The new one settles and is credited; the closed one's payment is reported after.
+        let late = Ed25519PrivateKey()
+        let (closed, new) = try twoInvoices(late)
+        #expect(try deliver(new) == .applied("invoice settled"))
+        #expect(h.purchase(by: late, invoiceId: new.invoiceId, masterKey: SecureRandom.bytes(32)).credential != nil)
+        #expect(told().isEmpty)
+        #expect(try deliver(closed) == .applied(BadgeService.strandedSettlement))
+        #expect(told().count == 1 && told()[0].contains(closed.providerRef) && told()[0].hasPrefix("stripe payment"))
+        #expect(h.purchase(by: late, invoiceId: closed.invoiceId, masterKey: SecureRandom.bytes(32)).errorCode == .badRequest)
+        #expect(try h.ledger(of: late).filter { $0.changeMonths > 0 }.count == 1)
+
+        // Both settle before either is credited: crediting one tells of the other.
+        let early = Ed25519PrivateKey()
+        let (closedFirst, newFirst) = try twoInvoices(early)
+        #expect(try deliver(closedFirst) == .applied("invoice settled"))
+        #expect(try deliver(newFirst) == .applied("invoice settled beside another paid invoice of its key: it converts nothing"))
+        #expect(told().count == 1)
+        #expect(h.purchase(by: early, invoiceId: newFirst.invoiceId, masterKey: SecureRandom.bytes(32)).credential != nil)
+        #expect(told().count == 2 && told()[1].contains(closedFirst.providerRef))
+        // A repeat of the credited purchase answers the same and may say it again; nothing more is credited.
+        _ = h.purchase(by: early, invoiceId: newFirst.invoiceId, masterKey: SecureRandom.bytes(32))
+        #expect(try h.ledger(of: early).filter { $0.changeMonths > 0 }.count == 1)
+    }
+}
+
 final class LockedOutcomes: @unchecked Sendable {
     private let lock = NSLock()
     private var items: [SettlementOutcome] = []

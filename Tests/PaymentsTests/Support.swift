@@ -30,6 +30,7 @@ final class PaymentHarness: @unchecked Sendable {
     let btcpayWebhookSecret = "btcpay-secret-" + UUID().uuidString
     let providerFailures = LockedValueBox<[String]>([])
     let internalErrors = LockedValueBox<[String]>([])
+    let strandedPayments = LockedValueBox<[String]>([])
     /// On the backend under test (``StoreBackend/underTest``).
     private(set) var store: any BadgeStore
     private(set) var service: BadgeService
@@ -60,7 +61,8 @@ final class PaymentHarness: @unchecked Sendable {
                                providers: PaymentProviders(card: stripe, crypto: btcpay),
                                configuration: .init(catalogCacheSeconds: 0,
                                                     reportInternalError: { [internalErrors] l in internalErrors.withLock { $0.append(l) } },
-                                                    reportProviderFailure: { [providerFailures] l in providerFailures.withLock { $0.append(l) } }))
+                                                    reportProviderFailure: { [providerFailures] l in providerFailures.withLock { $0.append(l) } },
+                                                    reportStrandedPayment: { [strandedPayments] l in strandedPayments.withLock { $0.append(l) } }))
     }
 
     func send(_ command: RPCCommand, by key: Ed25519PrivateKey, to service: BadgeService? = nil) -> RPCResponse {

@@ -43,6 +43,27 @@ import Webhooks
                                 paymentVia: via, upgrade: proof), by: key)
     }
 
+    /// A card upgrade invoice paid just before it expired, reported after the key asked again and
+    /// its new invoice settled: the old purchase is debited once, whichever settles first.
+    @Test func twoPaidUpgradeInvoicesOfOneKeyDebitTheOldPurchaseOnce() throws {
+        for closedFirst in [false, true] {
+            let old = Ed25519PrivateKey(), new = Ed25519PrivateKey()
+            let (receipt, last) = try supporter12(old)
+            let first = try h.record(try #require(upgradeInvoice(by: new, proof(from: old, to: new, receipt: receipt, last: last)).invoice).invoiceId)
+            h.clock.now = first.expiresAt.adding(seconds: 1)
+            let last2 = try #require(try h.ledger(of: old).last)
+            let second = try h.record(try #require(upgradeInvoice(by: new, proof(from: old, to: new, receipt: receipt, last: last2)).invoice).invoiceId)
+            for record in closedFirst ? [first, second] : [second, first] {
+                _ = try deliver(h.stripeEvent(type: "checkout.session.completed", object: h.paidSession(record)))
+            }
+            let credited = closedFirst ? first : second
+            #expect(h.purchase(by: new, invoiceId: credited.invoiceId, masterKey: SecureRandom.bytes(32)).credential?.badgeType == .legend)
+            let upgrades = try checked(old).filter { if case .debit(.upgrade) = $0.entryType { true } else { false } }
+            #expect(upgrades.count == 1, "closed first: \(closedFirst)")
+            #expect(h.strandedPayments.withLock { $0 }.last?.contains((closedFirst ? second : first).providerRef) == true)
+        }
+    }
+
     /// Asking again once a coin upgrade invoice expired: it may still be paid late, so no second
     /// invoice is made (both could settle) and the answer is payment_pending, not a terminal
     /// refusal; once its late window ends a new invoice is made.
