@@ -22,12 +22,15 @@ public struct CodeAdmin: Sendable {
         case invalid(String)
         case notACode
         case unknownCode
+        case ambiguousPrefix(Int)
 
         public var description: String {
             switch self {
             case .invalid(let what): return what
-            case .notACode: return "that is not a well-formed badge code (SB-XXXXX-XXXXX-XXXXX-XXXXX)"
+            case .notACode:
+                return "that is neither a well-formed badge code (SB-XXXXX-XXXXX-XXXXX-XXXXX) nor a hash prefix of 8 to 64 hex digits (codes list)"
             case .unknownCode: return "no such code, or it is already revoked"
+            case .ambiguousPrefix(let n): return "that hash prefix names \(n) codes not revoked: give more of its digits"
             }
         }
     }
@@ -63,13 +66,23 @@ public struct CodeAdmin: Sendable {
         return codes.map(\.display)
     }
 
-    /// Revokes the code `text` (any spelling the lenient parser accepts).
+    /// Revokes the code `text` (any spelling the lenient parser accepts), or the one code not yet
+    /// revoked whose hash starts with the hex digits `text` (as `codes list` shows it): codes are
+    /// shown once, so one made but never seen can only be named so.
     public func revoke(_ text: String) throws {
-        guard let code = BadgeCode(parsing: text) else { throw Refusal.notACode }
         let now = clock()
-        guard try store.write({ try $0.revokeCode(hash: SHA256.hash(code.hashInput), at: now) }) else {
-            throw Refusal.unknownCode
+        let hash: [UInt8]
+        if let code = BadgeCode(parsing: text) {
+            hash = SHA256.hash(code.hashInput)
+        } else {
+            let prefix = text.lowercased()
+            guard (8...64).contains(prefix.count), prefix.allSatisfy(\.isHexDigit) else { throw Refusal.notACode }
+            let matches = try store.read { try $0.codes() }.filter { $0.revokedAt == nil && Hex.encode($0.hash).hasPrefix(prefix) }
+            guard matches.count <= 1 else { throw Refusal.ambiguousPrefix(matches.count) }
+            guard let match = matches.first else { throw Refusal.unknownCode }
+            hash = match.hash
         }
+        guard try store.write({ try $0.revokeCode(hash: hash, at: now) }) else { throw Refusal.unknownCode }
     }
 
     /// Every code, newest first, with how many keys redeemed it.

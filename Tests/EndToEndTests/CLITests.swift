@@ -150,6 +150,15 @@ import Testing
         #expect(try run(["codes", "revoke", codes[0].lowercased(), "--data", data]).status == 0)
         #expect(try run(["codes", "list", "--data", data]).stdout.contains("REVOKED"))
         #expect(try run(["codes", "revoke", codes[0], "--data", data]).status == 1)
+        // A code never seen (its output was cut short) is named by the hash prefix the list shows.
+        let prefix = String(Hex.encode(SHA256.hash(BadgeCode(parsing: codes[1])!.hashInput)).prefix(12))
+        #expect(try run(["codes", "revoke", prefix.uppercased(), "--data", data]).status == 0)
+        let relisted = try run(["codes", "list", "--data", data]).stdout.split(separator: "\n")
+        #expect(relisted.first { $0.hasPrefix(prefix) }?.contains("REVOKED") == true)
+        #expect(relisted.filter { $0.contains("REVOKED") }.count == 2)
+        let short = try run(["codes", "revoke", "abc123", "--data", data])
+        #expect(short.status == 1 && short.stderr.contains("hash prefix of 8 to 64 hex digits"))
+        #expect(try run(["codes", "revoke", prefix, "--data", data]).status == 1)
         // the stored database holds no code in clear
         let db = try Data(contentsOf: URL(fileURLWithPath: data + "/badges.sqlite"))
         for c in codes { #expect(db.range(of: Data(BadgeCode(parsing: c)!.canonical.utf8)) == nil) }

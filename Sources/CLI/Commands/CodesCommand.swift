@@ -11,7 +11,11 @@ enum CodesCommand {
                         print C new codes (default 1), one per line, each shown only this once:
                         only their hashes are stored. Months 1-255, uses 1-1000 (default 1),
                         --expires an RFC 3339 redemption deadline, --payment default paid
-          revoke CODE   redeeming it then answers code_invalid
+                        The codes are stored before they are printed: if the output is cut
+                        short, revoke the unseen ones by the hash prefix codes list shows.
+          revoke CODE|HASH-PREFIX
+                        redeeming it then answers code_invalid; a code never seen is named by
+                        the hash prefix codes list shows (8 to 64 hex digits, one code only)
           list          every code (by hash prefix): type, months, redemptions/uses, payment, expiry
         """
 
@@ -37,7 +41,7 @@ enum CodesCommand {
                 .create(badgeType: type, months: months, uses: uses, expires: expires, payment: payment, count: count)
             for code in codes { output.out(code) }
         case "revoke":
-            let code = try args.requiredPositional("the code to revoke")
+            let code = try args.requiredPositional("the code, or its hash prefix, to revoke")
             let common = try CommonOptions.parse(&args, environment: environment)
             try args.finish()
             try CodeAdmin(store: try common.openStore(), clock: systemClock).revoke(code)
