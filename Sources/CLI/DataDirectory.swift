@@ -98,8 +98,8 @@ public struct PreparedDataDirectory {
 }
 
 /// The first-start setup shared by `serve` and `init`: the directory, the database with the
-/// default catalog, and issuer key index 1, each made only when missing, and a key only for a
-/// database that has never sold anything.
+/// default catalog, and issuer key index 1, each made only when missing, a key only for a
+/// database that has never sold anything, and (SQLite) a database only beside no key file.
 public enum DataDirectorySetup {
     public static func prepare(_ config: ServiceConfiguration) throws -> PreparedDataDirectory {
         var created: [String] = []
@@ -112,9 +112,22 @@ public enum DataDirectorySetup {
             let store = try config.openPostgres(settings)
             return try finish(config, store: store, created: created)
         }
-        var isDirectory: ObjCBool = false
-        let newDatabase = !FileManager.default.fileExists(atPath: config.databasePath, isDirectory: &isDirectory)
-        guard !isDirectory.boolValue else { throw FileSystemError("open database", path: config.databasePath, reason: "is a directory") }
+        var info = stat()
+        let newDatabase: Bool
+        if stat(config.databasePath, &info) == 0 {
+            guard info.st_mode & S_IFMT != S_IFDIR else { throw FileSystemError("open database", path: config.databasePath, reason: "is a directory") }
+            newDatabase = false
+        } else if errno == ENOENT {
+            newDatabase = true
+        } else {
+            throw FileSystemError("open database", path: config.databasePath, errno: errno)
+        }
+        // A key file without its database is a database lost (a bad restore, a moved file): a
+        // new one would forget every purchase while the key goes on signing.
+        if newDatabase, lstat(config.issuerKeyFile, &info) == 0 {
+            throw CommandFailure("no database at \(config.databasePath) but issuer key file \(config.issuerKeyFile) exists: "
+                                 + "restore the database, or move the key file away to start a new one")
+        }
         if newDatabase {
             // SQLite would create it 0644 (and its -wal and -shm files take the same mode).
             let fd = open(config.databasePath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
