@@ -13,6 +13,18 @@ extension ServiceConfiguration {
         }
     }
 
+    /// Refuses a data directory group or others may write to: they could put their own database,
+    /// key file or lock file (a symbolic link) in it. Only `serve` and `init` call it.
+    public func refuseSharedDataDirectory() throws {
+        var info = stat()
+        guard stat(dataDirectory, &info) == 0 else { throw FileSystemError("open data directory", path: dataDirectory, errno: errno) }
+        let mode = String(info.st_mode & 0o7777, radix: 8)
+        if info.st_mode & 0o022 != 0 {
+            throw CommandFailure("data directory \(dataDirectory) has mode \(String(repeating: "0", count: max(0, 4 - mode.count)) + mode): "
+                                 + "writable by group or others; chmod 700 it")
+        }
+    }
+
     /// Opens the existing database for an operator command. Never creates one: a mistyped
     /// `--data` must fail, not hand out codes from a fresh database the service never reads.
     public func openStore() throws -> any OperatedStore {
@@ -107,6 +119,7 @@ public enum DataDirectorySetup {
             try config.createDataDirectory()
             created.append("created data directory \(config.dataDirectory)")
         }
+        try config.refuseSharedDataDirectory()
         if let settings = try config.postgresSettings() {
             // The database is the server's; the data directory keeps the issuer keys.
             let store = try config.openPostgres(settings)

@@ -55,6 +55,8 @@ enum ServiceAssembly {
             try config.createDataDirectory()
             ServiceLog.info("created data directory \(dataDirectory)")
         }
+        // Before the lock file is opened in it (prepare checks again, for init).
+        try config.refuseSharedDataDirectory()
         // One serve per data directory on SQLite, held until the process exits; PostgreSQL is
         // made for several instances.
         let lock = config.databaseURL == nil ? try DataDirectoryLock(directory: config.dataDirectory) : nil
