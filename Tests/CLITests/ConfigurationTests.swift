@@ -403,4 +403,16 @@ import Testing
         try c.setListen("[::1]:8081")
         #expect(c.listenHost == "::1" && c.listenPort == 8081)
     }
+
+    /// The host is an address literal or a host name by syntax alone: no resolver is asked.
+    @Test func listenHostsAreAddressesOrHostNames() {
+        for good in ["0.0.0.0", "127.0.0.1", "::", "[::1]", "localhost", "badges.example.org", "host-1"] {
+            var c = ServiceConfiguration()
+            #expect(throws: Never.self, "\(good)") { try c.setListen(good + ":8080") }
+        }
+        for bad in ["1.2.3.4.5", "127.0.0.1.", "256.0.0.1", "bad_host", "-x", "a..b", "[::1", "::g"] {
+            var c = ServiceConfiguration()
+            #expect(throws: ConfigurationError.self, "\(bad)") { try c.setListen(bad + ":8080") }
+        }
+    }
 }

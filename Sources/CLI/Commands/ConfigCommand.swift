@@ -21,11 +21,8 @@ enum ConfigCommand {
         guard sub == "check" else { throw UsageError("unknown config command '\(sub)' (config commands: check)") }
         let config = try CommonOptions.parse(&args, environment: environment).configuration
         try args.finish()
-        let incomplete = config.incompletePaymentSections()
-        guard incomplete.isEmpty else { throw ConfigurationErrors(incomplete) }
-        // The key file serve would read at start, read now so its mistake shows here first.
-        if let google = config.google { _ = try google.serviceAccountKey() }
-        _ = try config.coinPackTable()
+        // What serve reads and checks at start, read now so its mistake shows here first.
+        _ = try ServiceDeployment(config, clock: systemClock)
         for line in listing(config) { output.out(line) }
         for warning in warnings(config) { output.err("badge-service: warning: \(warning)") }
     }
