@@ -55,6 +55,7 @@ extension OperationsTests {
          "cannot read [database] password_file /nonexistent: No such file or directory"),
         ("[server]\nlisten = 1.2.3.4.5:0\n", ":2: [server] listen = 1.2.3.4.5:0: expected HOST:PORT with HOST an IPv4 address"),
         ("[server]\nlisten = bad_host:0\n", ":2: [server] listen = bad_host:0: expected HOST:PORT"),
+        ("[stripe]\nsecret_key = sk_test_x # the test key\n", ":2: 'secret_key': a # or ; after a space is a comment after the value"),
     ])
     func configCheckRefusesWhatServeRefuses(_ text: String, _ expected: String) throws {
         let file = try writeConfiguration(text)
