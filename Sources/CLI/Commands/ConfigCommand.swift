@@ -12,7 +12,8 @@ enum ConfigCommand {
         serve would, and prints every key, its effective value and where it came from (default,
         FILE:LINE, the variable's name, or --data); secrets are shown as (set, hidden). Unknown
         sections, keys and variables and bad values are all reported, one line each, and the
-        exit status is 1. Nothing is started and nothing is created.
+        exit status is 1. The files the keys name are read and checked as serve checks them at
+        start, without contacting a provider or the database. Nothing is started or created.
         """
 
     static func run(_ args: inout CommandLineArguments, environment: [String: String], output: CommandOutput) throws {
