@@ -44,7 +44,8 @@ public enum BadgeServiceCLI {
           config    check the configuration and print it, every key with where it came from
           schema    print the JTD schema, or with --openapi the OpenAPI 3.1 document of the HTTP surface
 
-        Every command but schema takes --config FILE (INI) and --data DIR; --help shows its options.
+        Every command but issuer keygen/sign/verify, client and schema takes --config FILE (INI)
+        and --data DIR; --help shows its options.
         badge-service --version prints the version.
         """
 
@@ -112,7 +113,8 @@ public enum BadgeServiceCLI {
     }
 }
 
-/// The options every command shares: `--config FILE` and `--data DIR`.
+/// The options every command that reads the configuration or the data directory shares:
+/// `--config FILE` and `--data DIR`.
 struct CommonOptions {
     var configuration: ServiceConfiguration
 

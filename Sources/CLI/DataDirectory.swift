@@ -13,6 +13,18 @@ extension ServiceConfiguration {
         }
     }
 
+    /// Refuses a data directory group or others may write to: they could put their own database,
+    /// key file or lock file (a symbolic link) in it. Only `serve` and `init` call it.
+    public func refuseSharedDataDirectory() throws {
+        var info = stat()
+        guard stat(dataDirectory, &info) == 0 else { throw FileSystemError("open data directory", path: dataDirectory, errno: errno) }
+        let mode = String(info.st_mode & 0o7777, radix: 8)
+        if info.st_mode & 0o022 != 0 {
+            throw CommandFailure("data directory \(dataDirectory) has mode \(String(repeating: "0", count: max(0, 4 - mode.count)) + mode): "
+                                 + "writable by group or others; chmod 700 it")
+        }
+    }
+
     /// Opens the existing database for an operator command. Never creates one: a mistyped
     /// `--data` must fail, not hand out codes from a fresh database the service never reads.
     public func openStore() throws -> any OperatedStore {
@@ -98,8 +110,8 @@ public struct PreparedDataDirectory {
 }
 
 /// The first-start setup shared by `serve` and `init`: the directory, the database with the
-/// default catalog, and issuer key index 1, each made only when missing, and a key only for a
-/// database that has never sold anything.
+/// default catalog, and issuer key index 1, each made only when missing, a key only for a
+/// database that has never sold anything, and (SQLite) a database only beside no key file.
 public enum DataDirectorySetup {
     public static func prepare(_ config: ServiceConfiguration) throws -> PreparedDataDirectory {
         var created: [String] = []
@@ -107,14 +119,28 @@ public enum DataDirectorySetup {
             try config.createDataDirectory()
             created.append("created data directory \(config.dataDirectory)")
         }
+        try config.refuseSharedDataDirectory()
         if let settings = try config.postgresSettings() {
             // The database is the server's; the data directory keeps the issuer keys.
             let store = try config.openPostgres(settings)
             return try finish(config, store: store, created: created)
         }
-        var isDirectory: ObjCBool = false
-        let newDatabase = !FileManager.default.fileExists(atPath: config.databasePath, isDirectory: &isDirectory)
-        guard !isDirectory.boolValue else { throw FileSystemError("open database", path: config.databasePath, reason: "is a directory") }
+        var info = stat()
+        let newDatabase: Bool
+        if stat(config.databasePath, &info) == 0 {
+            guard info.st_mode & S_IFMT != S_IFDIR else { throw FileSystemError("open database", path: config.databasePath, reason: "is a directory") }
+            newDatabase = false
+        } else if errno == ENOENT {
+            newDatabase = true
+        } else {
+            throw FileSystemError("open database", path: config.databasePath, errno: errno)
+        }
+        // A key file without its database is a database lost (a bad restore, a moved file): a
+        // new one would forget every purchase while the key goes on signing.
+        if newDatabase, lstat(config.issuerKeyFile, &info) == 0 {
+            throw CommandFailure("no database at \(config.databasePath) but issuer key file \(config.issuerKeyFile) exists: "
+                                 + "restore the database, or move the key file away to start a new one")
+        }
         if newDatabase {
             // SQLite would create it 0644 (and its -wal and -shm files take the same mode).
             let fd = open(config.databasePath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)

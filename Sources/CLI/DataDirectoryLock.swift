@@ -12,11 +12,13 @@ public final class DataDirectoryLock: Sendable {
     private let descriptor: Int32
 
     /// Takes the lock on `directory` (which must exist), or fails in one line naming the directory
-    /// and the pid of the process that holds it.
+    /// and the pid of the process that holds it, or the lock file when it is a symbolic link.
     public init(directory: String) throws {
         let path = (directory as NSString).appendingPathComponent(Self.fileName)
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        // Never through a symbolic link: truncating and writing the pid would clobber its target.
+        let fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
+            if errno == ELOOP { throw CommandFailure("lock file \(path) is a symbolic link: remove it (serve makes its own)") }
             throw CommandFailure("cannot open lock file \(path): \(String(cString: strerror(errno)))")
         }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {

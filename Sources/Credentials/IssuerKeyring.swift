@@ -135,19 +135,7 @@ extension IssuerKeyring {
         try IssuerKeyring(json: Array(try Data(contentsOf: url)))
     }
 
-    /// Writes the key file readable by the owner only (0600), replacing any existing file.
-    public func save(to url: URL) throws {
-        let fm = FileManager.default
-        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).tmp")
-        try? fm.removeItem(at: temporary)
-        guard fm.createFile(atPath: temporary.path, contents: Data(), attributes: [.posixPermissions: 0o600]) else {
-            throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: temporary.path])
-        }
-        let handle = try FileHandle(forWritingTo: temporary)
-        try handle.write(contentsOf: Data(json.serialized(.indented) + [0x0A]))
-        try handle.synchronize()
-        try handle.close()
-        if fm.fileExists(atPath: url.path) { try fm.removeItem(at: url) }
-        try fm.moveItem(at: temporary, to: url)
-    }
+    /// The key file's bytes: `json` indented, with a final newline. The CLI writes them
+    /// (atomically, 0600), since only it knows how the file is deployed.
+    public var fileBytes: [UInt8] { json.serialized(.indented) + [0x0A] }
 }

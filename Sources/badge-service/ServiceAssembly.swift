@@ -32,19 +32,14 @@ enum ServiceAssembly {
         sigemptyset(&observed)
         for signalNumber in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&observed, signalNumber) }
         pthread_sigmask(SIG_BLOCK, &observed, nil)
-        // A payment section that is present but incomplete stops the start before any state is made.
-        let incomplete = config.incompletePaymentSections()
-        guard incomplete.isEmpty else { throw ConfigurationErrors(incomplete) }
+        // Every file the configuration names is read now (as config check reads it), so a
+        // mistake stops the start before any state is made.
+        let deployment = try ServiceDeployment(config, clock: systemClock)
         let (providers, webhooks) = try PaymentWiring.providers(config)
-        // [apple]: the roots and the API key are read now, so a mistake stops the start.
-        let apple = try config.apple.map { try $0.deployment(creditsSandbox: config.creditTestPurchases) }
-        // [google]: the service account's key file is read now, so a mistake stops the start.
-        let googlePlay = try config.google.map { try $0.funding(creditsTestPurchases: config.creditTestPurchases, clock: systemClock) }
+        let apple = deployment.apple, googlePlay = deployment.googlePlay, coinPacks = deployment.coinPacks
         for warning in config.unusedSectionWarnings(deployedVerifiers: BadgeService.deployedVerifiers) {
             ServiceLog.warning(warning)
         }
-        // [wallet]: a packs file is read now, so a mistake stops the start.
-        let coinPacks = try config.coinPackTable()
         if config.allowDevCoinGrants {
             ServiceLog.warning("[wallet] allow_dev_coin_grants is on: a coin purchase without a store payload grants coins; "
                                + "switch it off wherever real money flows")
@@ -55,6 +50,8 @@ enum ServiceAssembly {
             try config.createDataDirectory()
             ServiceLog.info("created data directory \(dataDirectory)")
         }
+        // Before the lock file is opened in it (prepare checks again, for init).
+        try config.refuseSharedDataDirectory()
         // One serve per data directory on SQLite, held until the process exits; PostgreSQL is
         // made for several instances.
         let lock = config.databaseURL == nil ? try DataDirectoryLock(directory: config.dataDirectory) : nil

@@ -47,6 +47,24 @@ import Testing
         #expect(ini.value("c", "n") == " spaced ")
     }
 
+    /// A comment after a value is refused at its line rather than read into the value (a secret
+    /// key ending in " # prod"); `#` and `;` inside a word or inside quotes stay the value's.
+    @Test func aCommentAfterAValueIsRefusedNamingTheLine() {
+        for text in ["secret_key = sk_test_x # comment", "secret_key = sk_test_x\t; comment", "secret_key = \"sk_test_x\" # comment",
+                     "secret_key = 'a # b' ;c", "secret_key = a # b"] {
+            let ini = INIFile(parsing: "# head\n[stripe]\n" + text + "\n", path: "/etc/b.ini")
+            #expect(ini.errors.map(\.description) == [
+                "/etc/b.ini:3: 'secret_key': a # or ; after a space is a comment after the value, which is not read as one: "
+                    + "quote the value, or put the comment on a line of its own",
+            ], "\(text)")
+            #expect(ini.value("stripe", "secret_key") == nil, "\(text)")
+        }
+        let ini = INIFile(parsing: "[a]\nurl = https://x.test/#frag\nlist = a;b\nq = \"a # b\"\nr = ' ;x'\nt = #\n")
+        #expect(ini.errors.isEmpty, "\(ini.errors)")
+        #expect(ini.value("a", "url") == "https://x.test/#frag" && ini.value("a", "list") == "a;b")
+        #expect(ini.value("a", "q") == "a # b" && ini.value("a", "r") == " ;x" && ini.value("a", "t") == "#")
+    }
+
     @Test func quotedValuesLoseTheirQuotesAndKeepTheirInside() {
         let ini = INIFile(parsing: "[a]\nd = \"x # not a comment \"\ns = 'say \"hi\"'\ne = \"\"\nplain = a \"b\"\n")
         #expect(ini.errors.isEmpty)
@@ -402,5 +420,17 @@ import Testing
         var c = ServiceConfiguration()
         try c.setListen("[::1]:8081")
         #expect(c.listenHost == "::1" && c.listenPort == 8081)
+    }
+
+    /// The host is an address literal or a host name by syntax alone: no resolver is asked.
+    @Test func listenHostsAreAddressesOrHostNames() {
+        for good in ["0.0.0.0", "127.0.0.1", "::", "[::1]", "localhost", "badges.example.org", "host-1"] {
+            var c = ServiceConfiguration()
+            #expect(throws: Never.self, "\(good)") { try c.setListen(good + ":8080") }
+        }
+        for bad in ["1.2.3.4.5", "127.0.0.1.", "256.0.0.1", "bad_host", "-x", "a..b", "[::1", "::g"] {
+            var c = ServiceConfiguration()
+            #expect(throws: ConfigurationError.self, "\(bad)") { try c.setListen(bad + ":8080") }
+        }
     }
 }

@@ -185,21 +185,14 @@ let expiry = Timestamp(CivilDate(year: 2026, month: 4, day: 14))
         #expect(running.changedIndexes(in: replaced) == [1, 3])
     }
 
-    @Test func keyFileRoundTripWithOwnerOnlyMode() throws {
+    @Test func keyFileRoundTrip() throws {
         let old = IssuerSecretKey.generate()
         let keyring = try IssuerKeyring(active: 1, keys: [1: (testSecret, nil), 4: (nil, old.publicKey)])
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("issuer-keys-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let file = dir.appendingPathComponent("issuer-keys.json")
-        try keyring.save(to: file)
-        let mode = try #require(try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int)
-        #expect(mode == 0o600)
-        let loaded = try IssuerKeyring.load(from: file)
+        let loaded = try IssuerKeyring(json: keyring.fileBytes)
         #expect(loaded.activeIndex == 1)
         #expect(loaded.publicKeysByIndex == keyring.publicKeysByIndex)
         #expect(loaded.signer.secretKey.text == testSecret.text)
-        try keyring.save(to: file)  // replacing an existing file
+        #expect(keyring.fileBytes.last == 0x0A)
     }
 
     @Test func keyFileRefusals() {

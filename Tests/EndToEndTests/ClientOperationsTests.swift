@@ -67,3 +67,16 @@ extension OperationsTests {
         } == 0
     }
 }
+
+extension OperationsTests {
+    /// A misused client exits 2 before its key file is read or made: trying a command must not
+    /// leave a purchase key behind.
+    @Test(arguments: [["bogus"], ["redeem"], ["send"], ["send", "not json"], ["show", "extra"], ["catalog", "--bogus"], ["issue", "x"]])
+    func aMisusedClientCreatesNoKeyFile(_ arguments: [String]) throws {
+        let keyFile = dir.file("badge-client.json")
+        let r = try CLIResult.run(["client", "--server", "http://127.0.0.1:1"] + arguments, in: dir.url)
+        #expect(r.status == 2, "\(arguments): \(r.stderr)")
+        #expect(r.stderr.split(separator: "\n").count == 1, "\(arguments): \(r.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: keyFile), "\(arguments)")
+    }
+}

@@ -45,6 +45,30 @@ extension OperationsTests {
         #expect(!FileManager.default.fileExists(atPath: data))
     }
 
+    /// `config check` refuses what `serve` refuses at start, in the same line: a section that
+    /// cannot be deployed, keys that contradict each other, an address no one could bind.
+    @Test(arguments: [
+        ("[apple]\n", "[apple] bundle_id: required when [apple] is present"),
+        ("[database]\nurl = postgresql://badges@127.0.0.1:1/badges\npassword = x\npassword_file = /nonexistent\n",
+         "[database] password and password_file are both set: keep one"),
+        ("[database]\nurl = postgresql://badges@127.0.0.1:1/badges\npassword_file = /nonexistent\n",
+         "cannot read [database] password_file /nonexistent: No such file or directory"),
+        ("[server]\nlisten = 1.2.3.4.5:0\n", ":2: [server] listen = 1.2.3.4.5:0: expected HOST:PORT with HOST an IPv4 address"),
+        ("[server]\nlisten = bad_host:0\n", ":2: [server] listen = bad_host:0: expected HOST:PORT"),
+        ("[stripe]\nsecret_key = sk_test_x # the test key\n", ":2: 'secret_key': a # or ; after a space is a comment after the value"),
+    ])
+    func configCheckRefusesWhatServeRefuses(_ text: String, _ expected: String) throws {
+        let file = try writeConfiguration(text)
+        let data = dir.file("never-made")
+        for command in [["config", "check"], ["serve"]] {
+            let r = try runBriefly(command + ["--config", file, "--data", data])
+            #expect(r.status == 1, "\(command): \(r.stderr)")
+            let lines = r.stderr.split(separator: "\n")
+            #expect(lines.count == 1 && lines[0].contains(expected), "\(command): expected \(expected) in \(r.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: data))
+    }
+
     @Test func configCheckPrintsEveryKeyItsValueAndWhereItCameFromWithSecretsHidden() throws {
         let token = String(repeating: "T", count: 40)
         let secret = "sk_test_do_not_show"

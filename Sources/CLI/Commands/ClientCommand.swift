@@ -41,31 +41,39 @@ enum ClientCommand {
         }
         let keyPath = try args.option("key-file") ?? "badge-client.json"
         let sub = try args.requiredPositional("client command (catalog, redeem, issue, send, show)")
+        // Every argument is checked before the key file is read or made: a misuse creates nothing.
+        enum Asked { case catalog(signed: Bool), redeem(code: String), issue, send(JSONValue), show }
+        let asked: Asked
+        switch sub {
+        case "catalog": asked = .catalog(signed: args.flag("signed"))
+        case "redeem": asked = .redeem(code: try args.requiredPositional("the code"))
+        case "issue": asked = .issue
+        case "send":
+            let text = try args.requiredPositional("a command object in JSON")
+            do { asked = .send(try JSONValue.parse(text)) } catch { throw UsageError("not JSON: \(error)") }
+        case "show": asked = .show
+        default: throw UsageError("unknown client command '\(sub)'")
+        }
+        try args.finish()
         var keys = try ClientKeyFile.loadOrCreate(path: keyPath)
         let command: JSONValue
         var signed = true
-        switch sub {
-        case "catalog":
-            signed = args.flag("signed")
+        switch asked {
+        case .catalog(let wantsSigned):
+            signed = wantsSigned
             command = ["type": "getBadgeCatalog"]
-        case "redeem":
-            let code = try args.requiredPositional("the code")
+        case .redeem(let code):
             command = ["type": "redeemBadgeCode", "masterKey": .string(Base64URL.encode(keys.masterKey)), "code": .string(code)]
-        case "issue":
+        case .issue:
             let last = keys.lastEntry ?? .emptyEntry(at: systemClock(), badgeType: .supporter)
             command = ["type": "issueBadge", "balance": ["lastEntry": last.json]]
-        case "send":
-            let text = try args.requiredPositional("a command object in JSON")
-            do { command = try JSONValue.parse(text) } catch { throw UsageError("not JSON: \(error)") }
-        case "show":
-            try args.finish()
+        case .send(let object):
+            command = object
+        case .show:
             output.out("purchaseKey \(keys.privateKey.publicKey.purchaseKeyText)")
             output.out("lastEntry \(keys.lastEntry.map { String(decoding: $0.json.serialized(), as: UTF8.self) } ?? "none")")
             return
-        default:
-            throw UsageError("unknown client command '\(sub)'")
         }
-        try args.finish()
         var envelope: JSONValue = ["version": 1, "request": command]
         if signed, case .object(var o) = envelope {
             o["purchaseKey"] = .string(keys.privateKey.publicKey.purchaseKeyText)

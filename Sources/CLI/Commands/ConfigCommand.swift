@@ -12,7 +12,8 @@ enum ConfigCommand {
         serve would, and prints every key, its effective value and where it came from (default,
         FILE:LINE, the variable's name, or --data); secrets are shown as (set, hidden). Unknown
         sections, keys and variables and bad values are all reported, one line each, and the
-        exit status is 1. Nothing is started and nothing is created.
+        exit status is 1. The files the keys name are read and checked as serve checks them at
+        start, without contacting a provider or the database. Nothing is started or created.
         """
 
     static func run(_ args: inout CommandLineArguments, environment: [String: String], output: CommandOutput) throws {
@@ -21,11 +22,8 @@ enum ConfigCommand {
         guard sub == "check" else { throw UsageError("unknown config command '\(sub)' (config commands: check)") }
         let config = try CommonOptions.parse(&args, environment: environment).configuration
         try args.finish()
-        let incomplete = config.incompletePaymentSections()
-        guard incomplete.isEmpty else { throw ConfigurationErrors(incomplete) }
-        // The key file serve would read at start, read now so its mistake shows here first.
-        if let google = config.google { _ = try google.serviceAccountKey() }
-        _ = try config.coinPackTable()
+        // What serve reads and checks at start, read now so its mistake shows here first.
+        _ = try ServiceDeployment(config, clock: systemClock)
         for line in listing(config) { output.out(line) }
         for warning in warnings(config) { output.err("badge-service: warning: \(warning)") }
     }

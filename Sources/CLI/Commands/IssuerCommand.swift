@@ -51,7 +51,7 @@ enum IssuerCommand {
             var keys = current.entries.mapValues { (secretKey: $0.secretKey, publicKey: Optional($0.publicKey)) }
             keys[index] = (secret, secret.publicKey)
             let updated = try IssuerKeyring(active: activate ? index : current.activeIndex, keys: keys)
-            try updated.save(to: URL(fileURLWithPath: path))
+            try IssuerKeyFile.save(updated, path: path)
             output.out(show(updated).text(.spaced))
         case "activate":
             guard let index = try args.int("index", in: IssuerKeyring.indexRange) else { throw UsageError("--index is required") }
@@ -61,7 +61,7 @@ enum IssuerCommand {
             let current = try IssuerKeyFile.load(path: path)
             let updated = try activate(index: index, in: current, path: path)
             // Already active: the file stays as it is (and a running serve sees no change).
-            if updated.activeIndex != current.activeIndex { try updated.save(to: URL(fileURLWithPath: path)) }
+            if updated.activeIndex != current.activeIndex { try IssuerKeyFile.save(updated, path: path) }
             output.out(show(updated).text(.spaced))
         case "sign":
             let secretFile = try args.required("secret-key-file")

@@ -22,10 +22,22 @@ public enum IssuerKeyFile {
             throw CommandFailure("cannot create issuer key file \(path): \(failure)")
         }
         let keyring = try IssuerKeyring(index: 1, secretKey: IssuerSecretKey.generate())
-        do { try keyring.save(to: url) } catch {
-            throw CommandFailure("cannot write issuer key file \(path): \(FileSystemError.reason(error))")
-        }
+        try save(keyring, path: path)
         return (keyring, true)
+    }
+
+    /// Replaces the key file in one step, a temporary file renamed over it (a crash leaves the
+    /// old file or the new one), mode 0600. A symbolic link stays one: its target is replaced,
+    /// in the target's own directory.
+    static func save(_ keyring: IssuerKeyring, path: String) throws {
+        var target = path
+        if let resolved = realpath(path, nil) {
+            target = String(cString: resolved)
+            free(resolved)
+        }
+        if case .failure(let failure) = FileSystem.writeAtomically(target, keyring.fileBytes) {
+            throw CommandFailure("cannot write issuer key file \(path): \(failure.path == path ? "" : failure.path + ": ")\(failure.reason)")
+        }
     }
 
     /// A secret key file others may read is refused rather than used: the operator must notice.

@@ -1,7 +1,7 @@
 /// An INI file as SimpleX servers write them: `[section]` headers, `key = value` lines,
 /// `#` or `;` comment lines. Section and key names are case-sensitive, lower-case by convention.
-/// A value may be quoted, `"..."` or `'...'`, to keep leading or trailing spaces; the quotes are
-/// removed and nothing inside them is an escape.
+/// A value may be quoted, `"..."` or `'...'`, to keep leading or trailing spaces or a ` #`; the
+/// quotes are removed and nothing inside them is an escape. A comment after a value is refused.
 public struct INIFile: Equatable, Sendable {
     /// One `key = value` with the line it came from, for messages.
     public struct Entry: Equatable, Sendable {
@@ -73,8 +73,14 @@ public struct INIFile: Equatable, Sendable {
                 continue
             }
             firstLine[section + "." + key] = number
+            let text = String(line[line.index(after: eq)...]).trimmingCharacters(in: " \t")
+            if Self.hasTrailingComment(text) {
+                errors.append(.syntax(at, "'\(key)': a # or ; after a space is a comment after the value, which is not read as one: "
+                                      + "quote the value, or put the comment on a line of its own"))
+                continue
+            }
             let value: String
-            switch Self.unquoted(String(line[line.index(after: eq)...]).trimmingCharacters(in: " \t")) {
+            switch Self.unquoted(text) {
             case .success(let v): value = v
             case .failure(let problem): errors.append(.syntax(at, "'\(key)': \(problem.message)")); continue
             }
@@ -83,6 +89,16 @@ public struct INIFile: Equatable, Sendable {
     }
 
     struct QuoteProblem: Error { let message: String }
+
+    /// Whether a `#` or `;` follows a space or tab outside the value's quotes: a comment after
+    /// the value, refused since the value would silently end with the comment's text.
+    static func hasTrailingComment(_ text: String) -> Bool {
+        var rest = Substring(text)
+        if let quote = rest.first, quote == "\"" || quote == "'", let close = rest.dropFirst().firstIndex(of: quote) {
+            rest = rest[rest.index(after: close)...]
+        }
+        return zip(rest, rest.dropFirst()).contains { ($0 == " " || $0 == "\t") && ($1 == "#" || $1 == ";") }
+    }
 
     /// The value without its quotes, if it has them.
     static func unquoted(_ text: String) -> Result<String, QuoteProblem> {

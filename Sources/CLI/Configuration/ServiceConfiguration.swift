@@ -350,7 +350,23 @@ public struct ServiceConfiguration: Sendable, Equatable {
         var host = String(text[..<colon])
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         guard !host.isEmpty, let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port) else { throw bad }
+        guard isListenHost(host) else {
+            throw ConfigurationKey.Rejection(expected: "HOST:PORT with HOST an IPv4 address, an IPv6 address in brackets or a host name")
+        }
         return (host, port)
+    }
+
+    /// An address literal or a host name by its syntax, so `config check` refuses what `serve`
+    /// could never bind (`1.2.3.4.5`, `127.0.0.1.`) without asking a resolver.
+    static func isListenHost(_ host: String) -> Bool {
+        var v4 = in_addr(), v6 = in6_addr()
+        if inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, host, &v6) == 1 { return true }
+        let labels = host.split(separator: ".", omittingEmptySubsequences: false)
+        guard host.utf8.count <= 253, let last = labels.last, !last.allSatisfy(\.isNumber) else { return false }
+        return labels.allSatisfy { label in
+            (1...63).contains(label.utf8.count) && label.first != "-" && label.last != "-"
+                && label.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) || $0 == 0x2D }
+        }
     }
 }
 
