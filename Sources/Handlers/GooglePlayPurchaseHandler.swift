@@ -136,13 +136,16 @@ extension BadgeService {
     }
 
     /// `transferBadge` funded by `google`: the product id and token grammars checked first; a
-    /// one-time product is not moved (receipt_used: its months were issued at purchase); a
-    /// subscription product is moved by its token under the transfer path's own hour, Play's reader
-    /// naming the product claimed (no per-minute budget: that is purchaseBadge's).
+    /// one-time product is not moved (its months were issued at purchase) but answered as
+    /// purchaseBadge answers it (receipt_used when another key holds it; credited when none does);
+    /// a subscription product is moved by its token under the transfer path's own hour, Play's
+    /// reader naming the product claimed (no per-minute budget: that is purchaseBadge's).
     func transferByGooglePlay(key: Ed25519PublicKey, masterKey: [UInt8], productId: String, token: String,
                               now: Timestamp) throws -> RPCResponse {
         let (googlePlay, products) = try playEvidence(productId: productId, token: token)
-        if products.oneTime[productId] != nil { throw BadgeServiceError.receiptUsed }
+        if products.oneTime[productId] != nil {
+            return try purchaseByGooglePlay(key: key, masterKey: masterKey, productId: productId, token: token, upgrade: nil, now: now)
+        }
         guard products.subscriptions[productId] != nil else { throw BadgeServiceError.pricing(.productUnavailable) }
         let adapter = PlaySubscriptions(client: googlePlay.client, products: products,
                                         creditsTestPurchases: googlePlay.creditsTestPurchases, claimedProductID: productId)

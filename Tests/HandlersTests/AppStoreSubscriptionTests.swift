@@ -155,11 +155,14 @@ import Testing
                          by: new)
         #expect(moved.statement?.entries.map(\.entryType) == [.credit(.charge(chargeId: "5501")), .debit(.badge)])
         #expect(try s.checkedLedger(of: old).last?.entryType == .debit(.transferOut(toPurchaseKey: new.publicKey.purchaseKeyText)))
-        // A one-time purchase is not moved.
-        let oneTime = send(.transferBadge(masterKey: SecureRandom.bytes(32),
-                                          payment: .apple(jws: try await jws("5601", original: "5601", product: "BADGE_SUPPORTER_01", type: "Consumable"))),
-                           by: Ed25519PrivateKey())
-        #expect(oneTime.error == .receiptUsed)
+        // A one-time purchase is not moved: one no key holds (its purchaseBadge answer was lost) is
+        // credited as by purchaseBadge; one another key holds is receipt_used.
+        let restoring = Ed25519PrivateKey()
+        let oneTimeJWS = try await jws("5601", original: "5601", product: "BADGE_SUPPORTER_01", type: "Consumable")
+        let oneTime = send(.transferBadge(masterKey: SecureRandom.bytes(32), payment: .apple(jws: oneTimeJWS)), by: restoring)
+        #expect(oneTime.credential != nil && oneTime.statement?.entries.first?.changeMonths == 1, "\(oneTime)")
+        #expect(send(.transferBadge(masterKey: SecureRandom.bytes(32), payment: .apple(jws: oneTimeJWS)),
+                     by: Ed25519PrivateKey()).error == .receiptUsed)
         // Only once verified: a one-time transaction whose signature does not hold is receipt_invalid.
         let genuine = try await jws("5602", original: "5602", product: "BADGE_SUPPORTER_01", type: "Consumable")
         var parts = genuine.split(separator: ".").map(String.init)

@@ -390,13 +390,22 @@ import Testing
             #expect(moved.credential != nil)
             #expect(try h.ledger(of: old).last?.entryType == .debit(.transferOut(toPurchaseKey: new.publicKey.purchaseKeyText)))
             #expect(fake.apiCalls.count == 2)
-            let oneTime = h.send(.transferBadge(masterKey: SecureRandom.bytes(32), payment: .google(productId: Self.product, token: "o.x")),
-                                 by: Ed25519PrivateKey())
-            #expect(oneTime.error == .receiptUsed)
             let badToken = h.send(.transferBadge(masterKey: SecureRandom.bytes(32),
                                                  payment: .google(productId: Self.subscriptionProduct, token: "..")), by: Ed25519PrivateKey())
             #expect(badToken.error == .providerUnavailable)
             #expect(fake.apiCalls.count == 2)
+            // A one-time product is not moved: one no key holds (its purchaseBadge answer was lost)
+            // is credited as by purchaseBadge; then, for another key, receipt_used without asking Play.
+            fake.script("GET", Self.route("o.x"), .json(200, Self.purchased))
+            fake.script("POST", Self.route("o.x") + ":acknowledge", .json(200, ""))
+            let oneTime = h.send(.transferBadge(masterKey: SecureRandom.bytes(32), payment: .google(productId: Self.product, token: "o.x")),
+                                 by: Ed25519PrivateKey())
+            #expect(oneTime.statement?.entries.map(\.entryType) == [.credit(.payment(invoiceId: nil)), .debit(.badge)], "\(oneTime.response)")
+            let calls = fake.apiCalls.count
+            let taken = h.send(.transferBadge(masterKey: SecureRandom.bytes(32), payment: .google(productId: Self.product, token: "o.x")),
+                               by: Ed25519PrivateKey())
+            #expect(taken.error == .receiptUsed)
+            #expect(fake.apiCalls.count == calls)
         }
     }
 }

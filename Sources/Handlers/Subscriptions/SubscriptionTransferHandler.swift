@@ -19,14 +19,11 @@ extension BadgeService {
                 configuration.reportProviderFailure("apple: \(error)")
                 throw BadgeServiceError(error)
             }
-            // A one-time purchase is not moved (receipt_used: its months were issued at purchase),
-            // once verified: a forged or Sandbox transaction is answered in its own class.
+            // A one-time purchase is not moved (its months were issued at purchase): one credited to
+            // a key answers as purchaseBadge does (receipt_used, or the same answer to that key), and
+            // one credited to no key (a purchaseBadge whose answer was lost) is credited as by it.
             guard claim.isAutoRenewable else {
-                if case .refused(let refusal) = appStore?.verifier.verdict(onTransaction: jws) {
-                    configuration.reportProviderFailure("apple: \(refusal)")
-                    throw BadgeServiceError(refusal)
-                }
-                throw BadgeServiceError.receiptUsed
+                return try purchaseByAppStore(key: key, masterKey: masterKey, jws: jws, upgrade: nil, now: now)
             }
             let transaction = try verifiedAppStoreSubscription(jws)
             return try transferBySubscription(key: key, masterKey: masterKey, store: "apple",
