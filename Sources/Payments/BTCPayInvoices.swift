@@ -9,11 +9,14 @@ public struct BTCPayAccount: Sendable, Equatable {
     public var storeId: String
     /// The server, e.g. `https://btcpay.example`.
     public var api: OutsideAPI
+    /// The confirmations an invoice waits for before it is settled (`checkout.speedPolicy`).
+    public var speedPolicy: String
 
-    public init(apiKey: String, storeId: String, api: OutsideAPI) {
+    public init(apiKey: String, storeId: String, api: OutsideAPI, speedPolicy: String = "MediumSpeed") {
         self.apiKey = apiKey
         self.storeId = storeId
         self.api = api
+        self.speedPolicy = speedPolicy
     }
 }
 
@@ -57,11 +60,11 @@ public struct BTCPayInvoices: PaymentProvider, InvoiceStateReading {
             "currency": .string(request.currency.uppercased()),
             "metadata": ["orderId": .string(request.invoiceId), "itemDesc": .string(request.description)],
             // Every checkout setting the settlement rules rely on is pinned, not left to the store's
-            // defaults: how long a late payment is watched for, no underpayment accepted, and the
-            // destination made now (a lazy method has none to show).
+            // defaults: how long a late payment is watched for, no underpayment accepted, the
+            // destination made now (a lazy method has none to show), and the confirmations waited for.
             "checkout": ["paymentMethods": [.string(methodId)], "expirationMinutes": .number(JSONNumber(Int(minutes))),
                          "monitoringMinutes": .number(JSONNumber(Self.monitoringMinutes)), "paymentTolerance": 0,
-                         "lazyPaymentMethods": false],
+                         "lazyPaymentMethods": false, "speedPolicy": .string(account.speedPolicy)],
         ]
         let created = try call("POST", storePath, body: body.serialized(), what: "creating an invoice")
         guard let id = created["id"]?.stringValue, !id.isEmpty, id.allSatisfy({ $0.isLetter || $0.isNumber }) else {

@@ -30,7 +30,8 @@ enum PaymentWiring {
             let api = try outsideAPI(section: "btcpay", url: try need(btcpay.url, "url"), timeout: btcpay.timeout,
                                      maxBytes: btcpay.maxResponseBytes)
             providers.crypto = BTCPayInvoices(account: BTCPayAccount(
-                apiKey: try need(btcpay.apiKey, "api_key"), storeId: try need(btcpay.storeID, "store_id"), api: api))
+                apiKey: try need(btcpay.apiKey, "api_key"), storeId: try need(btcpay.storeID, "store_id"), api: api,
+                speedPolicy: btcpay.speedPolicy))
             webhooks.btcpay = BTCPayWebhook(secret: try need(btcpay.webhookSecret, "webhook_secret"))
         }
         return (providers, webhooks)

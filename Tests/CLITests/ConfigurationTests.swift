@@ -245,6 +245,17 @@ import Testing
         ])
         #expect(complete.incompletePaymentSections().isEmpty)
         #expect(complete.stripe?.timeout == 3 && complete.btcpay?.maxResponseBytes == 4096 && complete.btcpay?.timeout == 10)
+        #expect(complete.btcpay?.speedPolicy == "MediumSpeed")
+        // The confirmations BTCPay waits for: never none.
+        let slow = try ServiceConfiguration.load(file: try write("[btcpay]\nspeed_policy = LowSpeed\n"), environment: [:])
+        #expect(slow.btcpay?.speedPolicy == "LowSpeed")
+        for value in ["HighSpeed", "fast", ""] {
+            let path = try write("[btcpay]\nspeed_policy = \(value)\n")
+            do { _ = try ServiceConfiguration.load(file: path, environment: [:]); Issue.record("\(value) accepted") } catch {
+                #expect("\(error)".contains("\(path):2") && "\(error)".contains("speed_policy"), "\(error)")
+                if value == "HighSpeed" { #expect("\(error)".contains("no confirmation"), "\(error)") }
+            }
+        }
         #expect(try ServiceConfiguration.load(file: nil, environment: [:]).incompletePaymentSections().isEmpty)
         #expect(throws: ConfigurationErrors.self) {
             try ServiceConfiguration.load(file: nil, environment: ["BADGE_SERVICE_STRIPE_TIMEOUT": "0"])

@@ -94,6 +94,7 @@ import Testing
             #expect(checkout["monitoringMinutes"]?.numberValue?.exactInt == 1440)
             #expect(checkout["paymentTolerance"]?.numberValue?.exactInt == 0)
             #expect(checkout["lazyPaymentMethods"] == .bool(false))
+            #expect(checkout["speedPolicy"]?.stringValue == "MediumSpeed")
             #expect(try btcpay.invoiceState(providerRef: destination.providerRef) == .pending(orderId: r.invoiceId))
             try fake.setBTCPayStatus(destination.providerRef, "Settled", additional: "PaidLate")
             #expect(try btcpay.invoiceState(providerRef: destination.providerRef) == .settled(orderId: r.invoiceId, paidLate: true, amount: 1400, currency: "usd"))

@@ -49,6 +49,16 @@ public struct StoreKey<Store: StoreSettings>: Sendable {
         }, show: { $0[keyPath: property] })
     }
 
+    /// One of `allowed`; `refused` names values turned down on purpose, with the reason.
+    public static func choice(_ name: String, _ property: any SendableKeyPath<Store, String>, allowed: [String],
+                              refused: [String: String] = [:]) -> StoreKey {
+        StoreKey(name, read: { s, v throws(ConfigurationKey.Rejection) in
+            if let why = refused[v] { throw ConfigurationKey.Rejection(expected: "one of \(allowed.joined(separator: ", ")) (\(v): \(why))") }
+            guard allowed.contains(v) else { throw ConfigurationKey.Rejection(expected: "one of \(allowed.joined(separator: ", "))") }
+            s[keyPath: property] = v
+        }, show: { $0[keyPath: property] })
+    }
+
     /// An integer within `range`.
     public static func integer(_ name: String, _ property: any SendableKeyPath<Store, Int>, in range: ClosedRange<Int>) -> StoreKey {
         StoreKey(name, read: { s, v throws(ConfigurationKey.Rejection) in
@@ -172,11 +182,16 @@ public struct BTCPaySettings: StoreSettings {
     public var timeout = StoreCallLimits.defaultTimeoutSeconds
     /// Bytes of a BTCPay API answer read at most.
     public var maxResponseBytes = StoreCallLimits.defaultMaxResponseBytes
+    /// The confirmations BTCPay waits for before it calls an invoice settled (`checkout.speedPolicy`,
+    /// pinned on every invoice): `MediumSpeed` (1), `LowMediumSpeed` (2) or `LowSpeed` (6).
+    public var speedPolicy = "MediumSpeed"
 
     public init() {}
     public static let section = "btcpay"
     public static let keys: [StoreKey<Self>] = [
         .url("url", \.url), .secret("api_key", \.apiKey), .text("store_id", \.storeID), .secret("webhook_secret", \.webhookSecret),
+        .choice("speed_policy", \.speedPolicy, allowed: ["MediumSpeed", "LowMediumSpeed", "LowSpeed"],
+                refused: ["HighSpeed": "no confirmation: a payment could be spent again after it was credited"]),
         .integer("timeout", \.timeout, in: StoreCallLimits.timeoutRange),
         .integer("max_response_bytes", \.maxResponseBytes, in: StoreCallLimits.maxResponseBytesRange),
     ]
