@@ -305,7 +305,7 @@ final class EventLoop: @unchecked Sendable {
                 continue
             }
             let remote = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Socket.numericHost($0, length: length) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Socket.peerKey($0, length: length) }
             }
             switch context.table.admit(remote) {
             case .accept:

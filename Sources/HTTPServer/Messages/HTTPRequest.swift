@@ -17,7 +17,8 @@ public struct HTTPRequest: Sendable {
     public var headers: HTTPHeaders
     /// The body octets (empty when the request has none).
     public var body: [UInt8]
-    /// The peer's IP address (`127.0.0.1`, `::1`), without the port.
+    /// The peer as per-address limits count it, without the port: its IPv4 address
+    /// (`127.0.0.1`), or its IPv6 /64 (`2001:db8:1:2::/64`, `::/64` for `::1`). Never logged.
     public var remoteAddress: String
 
     /// A request from its parts (the server builds these; tests and in-process callers may too).
