@@ -38,11 +38,12 @@ extension BadgeService {
             return try purchaseByAppStoreSubscription(key: key, masterKey: masterKey, jws: jws, claim: claim, now: now)
         }
         let reference = claim.purchaseId
+        let refund = ProviderRefund(provider: "apple", kind: .payment, reference: reference)
 
         return try conditionalWrite(read: { r in
             (purchase: try r.purchase(key: purchaseKey),
              creditedTo: try r.creditedPurchase(provider: "apple", providerRef: reference),
-             refunded: try r.isRefunded(ProviderRefund(provider: "apple", kind: .payment, reference: reference)))
+             refunded: try r.isRefunded(refund))
         }, decide: { s in
             if let purchase = s.purchase, s.creditedTo == purchase.id {
                 return .answer(try replay(purchase, receipt: Self.recoveryReceipt(masterKey: purchase.masterKey,
@@ -75,7 +76,8 @@ extension BadgeService {
             return try creditFirstPayment(purchaseKey: purchaseKey, masterKey: masterKey, months: product.months,
                                           badgeType: product.badgeType, invoiceId: nil, provider: "apple", providerRef: reference,
                                           receiptSeed: "apple:" + reference, what: "App Store", now: now, upgrading: upgrading,
-                                          stillUnclaimed: { _ in true })
+                                          // A refund notice recorded meanwhile (its own transaction) wins.
+                                          stillUnclaimed: { w in try !w.isRefunded(refund) })
         })
     }
 

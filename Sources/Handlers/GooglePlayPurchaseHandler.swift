@@ -115,7 +115,8 @@ extension BadgeService {
             return try creditFirstPayment(purchaseKey: purchaseKey, masterKey: masterKey, months: grant.months,
                                           badgeType: grant.badgeType, invoiceId: nil, provider: "google", providerRef: reference,
                                           receiptSeed: receiptSeed, what: "Google Play", now: now, upgrading: upgrading,
-                                          stillUnclaimed: { _ in true })
+                                          // A voided-purchase notice recorded meanwhile (its own transaction) wins.
+                                          stillUnclaimed: { w in try !w.isRefunded(refund) })
         })
     }
 

@@ -12,8 +12,15 @@ struct StoreUpgradeDebit {
     let expectedCount: Int
     let rows: [LedgerEntry]
     let pausedSince: Timestamp?
+    /// The key the months go to, and the time judged: an upgrade invoice of another key opened
+    /// since the judgement (it writes nothing on the old ledger) holds the months it priced.
+    let toPurchaseKey: String
+    let judgedAt: Timestamp
 
     func write(_ w: any StoreWriter) throws {
+        if try BadgeService.holdsPayableUpgrade(fromPurchaseId, exceptFor: toPurchaseKey, in: w, at: judgedAt) {
+            throw StorageError.conflict(constraint: "an upgrade invoice of the purchase opened meanwhile")
+        }
         try w.appendLedger(purchaseId: fromPurchaseId, expectedCount: expectedCount, entries: rows)
         try w.endPause(purchaseId: fromPurchaseId, expected: pausedSince)
     }
@@ -68,7 +75,8 @@ extension BadgeService {
             } catch {
                 throw BadgeServiceError.internal(detail: "planning an upgrade debit: \(error)")
             }
-            return StoreUpgradeDebit(fromPurchaseId: old.id, expectedCount: rows.count, rows: debit, pausedSince: pausedSince)
+            return StoreUpgradeDebit(fromPurchaseId: old.id, expectedCount: rows.count, rows: debit, pausedSince: pausedSince,
+                                     toPurchaseKey: toPurchaseKey, judgedAt: now)
         }
     }
 

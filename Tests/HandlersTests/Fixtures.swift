@@ -33,13 +33,16 @@ struct Harness {
     let providerFailures = LockedValueBox<[String]>([])
     let service: BadgeService
     let codes: CodeAdmin
+    let googlePlay: GooglePlayFunding?
 
     init(at t: Timestamp = Timestamp(CivilDate(year: 2026, month: 3, day: 10), hour: 11),
-         googlePlay: ((@escaping @Sendable () -> Timestamp) -> GooglePlayFunding)? = nil) throws {
+         googlePlay makeGooglePlay: ((@escaping @Sendable () -> Timestamp) -> GooglePlayFunding)? = nil) throws {
         store = try StoreBackend.underTest.makeStore(in: dir)
         clock = TestClock(t)
         try DefaultCatalog.seedIfEmpty(store, at: t)
-        service = BadgeService(store: store, issuer: issuer, clock: clock.function, googlePlay: googlePlay?(clock.function),
+        let googlePlay = makeGooglePlay?(clock.function)
+        self.googlePlay = googlePlay
+        service = BadgeService(store: store, issuer: issuer, clock: clock.function, googlePlay: googlePlay,
                                configuration: .init(catalogCacheSeconds: 0,
                                                     reportInternalError: { [internalErrors] line in internalErrors.withLock { $0.append(line) } },
                                                     reportProviderFailure: { [providerFailures] line in providerFailures.withLock { $0.append(line) } }))
@@ -52,6 +55,15 @@ struct Harness {
 
     func send(_ command: RPCCommand, by key: Ed25519PrivateKey) -> RPCOutcome {
         send(RPCRequest(purchaseKey: key.publicKey.purchaseKeyText, command: command), as: .signer(key.publicKey))
+    }
+
+    /// `command` sent to a second service on the same clock, issuer and Play funding over `store`
+    /// (a ``BeforeFirstWrite`` of the harness's): one whose write races what lands before it.
+    func send(_ command: RPCCommand, by key: Ed25519PrivateKey, over store: any BadgeStore) -> RPCOutcome {
+        let racing = BadgeService(store: store, issuer: issuer, clock: clock.function, googlePlay: googlePlay,
+                                  configuration: .init(catalogCacheSeconds: 0))
+        let request = RPCRequest(purchaseKey: key.publicKey.purchaseKeyText, command: command)
+        return racing.handle(body: request.json.serialized(), caller: .signer(key.publicKey))
     }
 
     func code(_ type: String = "supporter", months: Int = 3, uses: Int = 1, payment: CodePayment = .paid,

@@ -47,6 +47,28 @@ import Testing
         return nil
     }
 
+    /// A voided-purchase notice recorded between the purchase's read and its write (another
+    /// thread's or instance's transaction) wins: nothing is credited.
+    @Test func aVoidRecordedWhileTheCreditIsPreparedWins() throws {
+        let fake = FakeGoogle()
+        let token = "racedvoidtoken.AO-J1OwOneTime_9"
+        fake.script("GET", Self.route(token), .json(200, Self.purchased))
+        fake.script("POST", Self.route(token) + ":acknowledge", .json(200, ""))
+        try fake.serve { base in
+            let h = try Self.harness(fake, base)
+            let refund = ProviderRefund(provider: "google", kind: .payment,
+                                        reference: Base64URL.encode(SHA256.hash(Array(token.utf8)), padded: false))
+            let store = h.store, now = h.clock.now
+            let racing = BeforeFirstWrite(inner: store) { _ = try? store.write { try $0.recordRefund(refund, at: now) } }
+            let key = Ed25519PrivateKey()
+            let out = h.send(.purchaseBadge(masterKey: SecureRandom.bytes(32), payment: .google(productId: Self.product, token: token),
+                                            upgrade: nil), by: key, over: racing)
+            #expect(out.error == .receiptInvalid, "\(out.response)")
+            #expect(try h.ledger(of: key).isEmpty)
+            #expect(try store.read { try $0.creditedPurchase(provider: "google", providerRef: refund.reference) } == nil)
+        }
+    }
+
     @Test func aOneTimePurchaseIsAcknowledgedCreditedReplayedAndRefusedToAnotherKey() throws {
         let fake = FakeGoogle()
         let token = "pabeldfhmkjnhppdkmgapcfg.AO-J1OwOneTime_1"

@@ -110,6 +110,36 @@ import Testing
         }
     }
 
+    /// The same, when the invoice opens between the SKU's judgement and its write (another
+    /// thread's or instance's getBadgeInvoice): the write sees it and the SKU is refused.
+    @Test func anUpgradeInvoiceOpenedWhileTheSKUIsCreditedHoldsTheMonths() throws {
+        try Self.withUpgradeSKU { h, fake, old, new in
+            let receipt = try Self.supporter(h, fake, token: "raceoldtoken.AO-1", key: old)
+            let oldId = try #require(try h.store.read { try $0.purchase(key: old.publicKey.purchaseKeyText) }).id
+            let invoice = InvoiceRecord(invoiceId: "raced-invoice", purchaseKey: Ed25519PrivateKey().publicKey.purchaseKeyText,
+                                        badgeType: .legend, months: 1, price: 7000, discount: 0, credit: 3850, amount: 3150,
+                                        currency: "usd", priceId: DefaultCatalog.legendPriceId, offerId: nil, provider: "stripe",
+                                        method: "card", providerRef: "cs_raced", paymentURL: "https://pay.example/cs_raced",
+                                        address: nil, cryptoAmount: nil, status: .open, createdAt: h.clock.now,
+                                        expiresAt: h.clock.now.adding(seconds: 3600))
+            let store = h.store
+            let racing = BeforeFirstWrite(inner: store) {
+                _ = try? store.write { w in
+                    try w.insertInvoice(invoice)
+                    try w.insertInvoiceUpgrade(InvoiceUpgrade(invoiceId: invoice.invoiceId, fromPurchaseId: oldId, months: 1))
+                }
+            }
+            let token = "racenewtoken.AO-2"
+            fake.script("GET", GooglePlayPurchaseTests.route(token, product: Self.sku), .json(200, GooglePlayPurchaseTests.purchased))
+            fake.script("POST", GooglePlayPurchaseTests.route(token, product: Self.sku) + ":acknowledge", .json(200, ""))
+            let raced = h.send(.purchaseBadge(masterKey: SecureRandom.bytes(32), payment: .google(productId: Self.sku, token: token),
+                                              upgrade: try Self.proof(from: old, to: new, receipt: receipt, h: h)), by: new, over: racing)
+            #expect(raced.error == .badRequest, "\(raced.response)")
+            #expect(try h.ledger(of: old).allSatisfy { if case .debit(.upgrade) = $0.entryType { false } else { true } })
+            #expect(try h.ledger(of: new).isEmpty)
+        }
+    }
+
     @Test func aProofThatFailsIsReceiptInvalidBeforePlayIsAsked() throws {
         try Self.withUpgradeSKU { h, fake, old, new in
             let receipt = try Self.supporter(h, fake, token: "failoldtoken.AO-1", key: old)

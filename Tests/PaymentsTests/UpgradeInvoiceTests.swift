@@ -297,22 +297,3 @@ struct Interposed: PaymentProvider {
         return try inner.createPayment(request)
     }
 }
-
-/// A store that runs `hook` once, before the first write it is asked for: what lands between a
-/// command's read and its write.
-final class BeforeFirstWrite: BadgeStore, @unchecked Sendable {
-    let inner: any BadgeStore
-    private let hook: LockedValueBox<(@Sendable () -> Void)?>
-
-    init(inner: any BadgeStore, hook: @escaping @Sendable () -> Void) {
-        self.inner = inner
-        self.hook = LockedValueBox(hook)
-    }
-
-    func read<T>(_ body: (any StoreReader) throws -> T) throws -> T { try inner.read(body) }
-    func write<T>(_ body: (any StoreWriter) throws -> T) throws -> T {
-        if let run = hook.withLock({ h -> (@Sendable () -> Void)? in defer { h = nil }; return h }) { run() }
-        return try inner.write(body)
-    }
-    func readiness() -> Readiness { inner.readiness() }
-}
