@@ -150,6 +150,21 @@ import Testing
         #expect(store.readiness() == .ready)
     }
 
+    /// A transaction whose connection is lost after its first statement is not run again: its
+    /// COMMIT may have landed before the reply was lost. (A sequence counts the runs: nextval is
+    /// not rolled back.) Only a pooled connection found dead at BEGIN is retried, on a fresh one.
+    @Test func aTransactionWhoseConnectionIsLostMidwayRunsOnce() throws {
+        let store = try PostgresBadgeStore(settings: try PostgresCluster.shared.makeDatabase())
+        try store.database.executeForTesting("CREATE SEQUENCE runs")
+        _ = try store.read { try $0.prices() }   // leaves a connection in the pool
+        #expect(throws: StorageError.self) {
+            try store.database.executeForTesting("SELECT nextval('runs'), pg_terminate_backend(pg_backend_pid())")
+        }
+        let runs = try store.database.readBlobsForTesting("SELECT int8send(last_value) FROM runs")
+        #expect(runs == [[0, 0, 0, 0, 0, 0, 0, 1]])
+        #expect(store.readiness() == .ready)
+    }
+
     /// With every connection of the pool out, a request waits the connect timeout and is unavailable.
     @Test func theConnectionPoolIsBounded() throws {
         let store = try PostgresBadgeStore(settings: try PostgresCluster.shared.makeDatabase(poolSize: 1))

@@ -72,10 +72,14 @@ public final class PostgresDatabase: @unchecked Sendable {
     /// is what the body saw.
     private struct SerialisationFailure: Error { let error: any Error }
 
+    /// The transaction's first statement failed: nothing of it reached the server, so it may be
+    /// run again on another connection.
+    private struct FailedAtBegin: Error { let error: any Error }
+
     private func transaction<T>(_ begin: String, _ body: (PostgresConnection) throws -> T) throws -> T {
         try withConnection { conn in
             conn.resetTransactionState()
-            try conn.execute(begin)
+            do { try conn.execute(begin) } catch { throw FailedAtBegin(error: error) }
             do {
                 let result = try body(conn)
                 try conn.execute("COMMIT")
@@ -92,20 +96,27 @@ public final class PostgresDatabase: @unchecked Sendable {
     /// Takes a connection for `body`, opening one when none is idle and fewer than the pool size
     /// are out, else waiting up to the connect timeout. A pooled connection the server dropped
     /// (a restart) fails at its first statement: then every idle one is closed, as they are as
-    /// stale, and `body` runs once more on a fresh connection.
+    /// stale, and `body` runs once more on a fresh connection. A connection lost later is never
+    /// run again: its COMMIT may have landed before the reply was lost, and a second run would
+    /// write twice what is not conditional (an operator's support credit).
     private func withConnection<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
         guard permits.wait(timeout: .now() + .seconds(settings.connectTimeoutSeconds)) == .success else {
             throw StorageError.unavailable(reason: "all \(settings.poolSize) connections to \(settings.redacted) stayed busy for \(settings.connectTimeoutSeconds) s ([database] pool_size)")
         }
         defer { permits.signal() }
-        if let pooled = idle.withLock({ $0.popLast() }) {
-            do {
-                return try run(body, on: pooled)
-            } catch StorageError.unavailable where pooled.isBroken {
-                idle.withLock { $0.removeAll() }
+        do {
+            if let pooled = idle.withLock({ $0.popLast() }) {
+                do {
+                    return try run(body, on: pooled)
+                } catch let failed as FailedAtBegin where pooled.isBroken {
+                    guard case StorageError.unavailable = failed.error else { throw failed }
+                    idle.withLock { $0.removeAll() }
+                }
             }
+            return try run(body, on: try PostgresConnection(settings: settings))
+        } catch let failed as FailedAtBegin {
+            throw failed.error
         }
-        return try run(body, on: try PostgresConnection(settings: settings))
     }
 
     private func run<T>(_ body: (PostgresConnection) throws -> T, on conn: PostgresConnection) throws -> T {
