@@ -11,6 +11,7 @@ public final class ScriptedSubscriptionStore: SubscriptionStore, Sendable {
         var answers: [String: Result<SubscriptionReading, SubscriptionRefusal>] = [:]
         var confirmRefusal: SubscriptionRefusal?
         var onConfirm: (@Sendable () -> Void)?
+        var onRead: (@Sendable () -> Void)?
         var reads: [(reference: String, at: Timestamp)] = []
         var confirmed: [(reference: String, chargeId: String)] = []
     }
@@ -33,16 +34,23 @@ public final class ScriptedSubscriptionStore: SubscriptionStore, Sendable {
         script.withLock { $0.onConfirm = action }
     }
 
+    /// Runs `action` each time the store is read, once its answer is chosen (what happens while
+    /// the service waits for the store); nil stops it.
+    public func onRead(_ action: (@Sendable () -> Void)?) {
+        script.withLock { $0.onRead = action }
+    }
+
     /// The references read so far, in order.
     public var reads: [String] { script.withLock { $0.reads.map(\.reference) } }
     /// The charges confirmed so far, in order.
     public var confirmed: [String] { script.withLock { $0.confirmed.map(\.chargeId) } }
 
     public func read(reference: String, now: Timestamp) throws(SubscriptionRefusal) -> SubscriptionReading {
-        let answer = script.withLock { s in
+        let (answer, action) = script.withLock { s in
             s.reads.append((reference, now))
-            return s.answers[reference]
+            return (s.answers[reference], s.onRead)
         }
+        action?()
         switch answer {
         case .success(let reading)?: return reading
         case .failure(let refusal)?: throw refusal

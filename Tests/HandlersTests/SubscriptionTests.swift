@@ -2,6 +2,7 @@ import BadgeCore
 import Crypto
 import Handlers
 import Ledger
+import Locking
 import Schema
 import Storage
 import TestSupport
@@ -48,6 +49,39 @@ struct SubscriptionHarness {
         let violation = checkLedger(rows, purchaseBadgeType: type)
         #expect(violation == nil, "\(violation.map { "\($0)" } ?? "")")
         return rows
+    }
+}
+
+/// A store whose reads fail as a database outage does once `down` is set; writes pass through.
+final class ReadOutage: BadgeStore, @unchecked Sendable {
+    let inner: any BadgeStore
+    let down = LockedValueBox(false)
+    init(_ inner: any BadgeStore) { self.inner = inner }
+    func read<T>(_ body: (any StoreReader) throws -> T) throws -> T {
+        if down.withLock({ $0 }) { throw StorageError.unavailable(reason: "test outage") }
+        return try inner.read(body)
+    }
+    func write<T>(_ body: (any StoreWriter) throws -> T) throws -> T { try inner.write(body) }
+    func readiness() -> Readiness { inner.readiness() }
+}
+
+@Suite struct SubscriptionOutageTests {
+    /// The database lost while the store's answer is judged (the refunds recorded are read after
+    /// the store answered): transient, as any outage of this service's database is, not internal.
+    @Test func aDatabaseOutageWhileTheStoresAnswerIsJudgedIsTransient() throws {
+        let s = try SubscriptionHarness(at: Timestamp(CivilDate(year: 2026, month: 3, day: 10), hour: 11))
+        let store = ReadOutage(s.h.store)
+        let service = BadgeService(store: store, issuer: s.h.issuer, clock: s.h.clock.function, subscriptionStores: [s.apple],
+                                   configuration: .init(catalogCacheSeconds: 0))
+        s.apple.answer("7700", .success(.charged(monthlyCharge("7701", start: s.now))))
+        s.apple.onRead { [down = store.down] in down.withLock { $0 = true } }
+        do {
+            _ = try service.purchaseBySubscription(key: Ed25519PrivateKey().publicKey, masterKey: SecureRandom.bytes(32),
+                                                   store: "apple", reference: "7700", now: s.now)
+            Issue.record("answered")
+        } catch let error as BadgeServiceError {
+            guard case .providerUnavailable = error else { Issue.record("\(error)"); return }
+        }
     }
 }
 

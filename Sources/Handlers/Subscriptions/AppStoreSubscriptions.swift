@@ -78,7 +78,7 @@ public struct AppStoreSubscriptions: SubscriptionStore {
         if let offer = transaction.offerType { return pending(SubscriptionRefusal.day, "the latest charge was bought with an offer (type \(offer))") }
         let sold: StoreProducts
         do { sold = try products() } catch {
-            return .failure(SubscriptionRefusal(.internal, "apple: reading the store products: \(error)"))
+            return .failure(SubscriptionRefusal.database(error, "apple: reading the store products"))
         }
         guard let plan = sold.product(store: "apple", id: transaction.productId), plan.kind == .subscription else {
             return pending(SubscriptionRefusal.day, "product \(transaction.productId) is not a plan this service sells")

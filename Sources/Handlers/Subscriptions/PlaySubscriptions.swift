@@ -48,7 +48,7 @@ public struct PlaySubscriptions: SubscriptionStore {
             throw SubscriptionRefusal(.receiptInvalid, "purchases.subscriptionsv2.get 410: expired too long ago to read")
         }
         let sold: PlayProductMap
-        do { sold = try products() } catch { throw SubscriptionRefusal(.internal, "reading the store products: \(error)") }
+        do { sold = try products() } catch { throw SubscriptionRefusal.database(error, "reading the store products") }
         return Self.reading(subscription, claimedProductID: claimedProductID, products: sold,
                             creditsTest: creditsTestPurchases, now: now)
     }

@@ -113,7 +113,7 @@ extension BadgeService {
         do {
             return .success(try withRecordedRefunds(reading, store: adapter.name))
         } catch {
-            return .failure(SubscriptionRefusal(.internal, "reading the refunds recorded: \(error)"))
+            return .failure(SubscriptionRefusal.database(error, "reading the refunds recorded"))
         }
     }
 

@@ -1,5 +1,6 @@
 import BadgeCore
 import Schema
+import Storage
 
 // The seam between the subscription rules of the spec (purchaseBadge "Subscriptions",
 // issueBadge "Subscriptions", transferBadge, upgradeBadgeSubscription), which are the same for
@@ -61,6 +62,16 @@ public struct SubscriptionRefusal: Error, Sendable, Equatable, CustomStringConve
 
     public static let hour: UInt32 = 3600
     public static let day: UInt32 = 86_400
+
+    /// A read of this service's own database that failed while the store's answer was judged: an
+    /// outage or a lock held too long is transient (the store's class for "not answered"), as it
+    /// is everywhere else; any other failure is internal.
+    public static func database(_ error: any Error, _ what: String) -> SubscriptionRefusal {
+        switch error {
+        case StorageError.busy, StorageError.unavailable: SubscriptionRefusal(.providerUnavailable(retryAfter: 1), "\(what): \(error)")
+        default: SubscriptionRefusal(.internal, "\(what): \(error)")
+        }
+    }
 
     public var description: String { "\(kind): \(reason)" }
 }
