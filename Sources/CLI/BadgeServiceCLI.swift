@@ -38,7 +38,8 @@ public enum BadgeServiceCLI {
           migrate   apply pending database migrations (SQLite or PostgreSQL) and print the schema version
           issuer    issuer BBS keys: keygen, show, add, activate, sign, verify
           codes     redemption codes: create, revoke, list
-          catalog   prices and offers: list, add-price, add-offer, deprecate, disable
+          catalog   prices, offers and store products: list, add-price, add-offer, deprecate, disable,
+                    products, set-product, remove-product
           ledger    a purchase's months ledger: show, credit
           client    a signing client to try the service from a shell
           config    check the configuration and print it, every key with where it came from

@@ -126,7 +126,7 @@ struct Endpoints: Sendable {
             finish(request, .json(200, BadgeRPCSchema.text), route: "schema", started: .now, respond)
         }
         router.add("GET", "/openapi.json") { request, respond in
-            finish(request, .json(200, OpenAPIDocument.text), route: "openapi", result: "ok", started: .now, respond)
+            finish(request, .json(200, OpenAPIDocument.text), route: "openapi", started: .now, respond)
         }
         router.add("POST", "/webhooks/stripe") { request, respond in
             webhook(request, provider: "stripe", respond: respond) {

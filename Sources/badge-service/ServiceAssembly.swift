@@ -34,8 +34,13 @@ enum ServiceAssembly {
         pthread_sigmask(SIG_BLOCK, &observed, nil)
         // Every file the configuration names is read now (as config check reads it), so a
         // mistake stops the start before any state is made.
-        let deployment = try ServiceDeployment(config, clock: systemClock)
-        let (providers, webhooks) = try PaymentWiring.providers(config)
+        // The metrics are made once the store is open; calls to providers come after that.
+        let metricsCell = LockedValueBox<Metrics?>(nil)
+        let storeCall: @Sendable (String, String) -> Void = { store, outcome in
+            metricsCell.withLock { $0 }?.recordStoreCall(store: store, outcome: outcome)
+        }
+        let deployment = try ServiceDeployment(config, clock: systemClock, storeCall: storeCall)
+        let (providers, webhooks) = try PaymentWiring.providers(config, storeCall: storeCall)
         let apple = deployment.apple, googlePlay = deployment.googlePlay, coinPacks = deployment.coinPacks
         for warning in config.unusedSectionWarnings(deployedVerifiers: BadgeService.deployedVerifiers) {
             ServiceLog.warning(warning)
@@ -97,6 +102,7 @@ enum ServiceAssembly {
             sources: [ProcessMetrics(), ConnectionMetrics(statistics: { madeServer.withLock { $0 }?.connectionStatistics }),
                       StoreMetrics(totals: { try store.totals() }, activeKeyIndex: { issuer.keyring.activeIndex },
                                    databasePath: store.location)])
+        metricsCell.withLock { $0 = metrics }
         let accessLog = accessSink.map { AccessLog(sink: $0) }
         // Whatever way serve ends from here (a stop, a failed bind), what is buffered goes out.
         defer { _ = accessSink?.flush(timeout: 2) }

@@ -261,6 +261,13 @@ import Testing
             let works = try HTTP.rpc(service, HTTP.envelope(invoiceCommand(via), key: key), key: key)
             #expect(works.status == 200, "\(works.text)")
         }
+        // Every call to a provider is counted by how it ended.
+        let metrics = try HTTP.request("GET", service.url + "/metrics").text
+        for provider in ["stripe", "btcpay"] {
+            for line in ["outcome=\"5xx\"} 1", "outcome=\"no_answer\"} 1", "outcome=\"too_large\"} 1", "outcome=\"2xx\"}"] {
+                #expect(metrics.contains("badge_store_calls_total{store=\"\(provider)\",\(line)"), "\(provider) \(line)")
+            }
+        }
         #expect(service.stop() == 0)
         #expect(!service.stderr.contains(fake.stripeKey) && !service.stderr.contains(fake.btcpayKey))
     }

@@ -10,12 +10,13 @@ enum IssuerCommand {
         Usage: badge-service issuer <subcommand>
 
           keygen                     print a new key pair: {"secretKey": …, "publicKey": …}
-          show [--data DIR]          the service's public keys by index, as clients configure them:
+          show [--config FILE] [--data DIR]
+                                     the service's public keys by index, as clients configure them:
                                      {"active": N, "keys": {"N": "<public key>", …}}
-          add --index N [--secret-key-file FILE] [--activate] [--data DIR]
+          add --index N [--secret-key-file FILE] [--activate] [--config FILE] [--data DIR]
                                      add a key at index 1-8 (generated unless a key file is given);
                                      with --activate, new credentials are signed with it
-          activate --index N [--data DIR]
+          activate --index N [--config FILE] [--data DIR]
                                      sign new credentials with the key at index N (it must hold a
                                      secret key); a running serve uses it within a second or on SIGHUP
           sign --secret-key-file FILE --index N --master-key M --expiry TS --type T

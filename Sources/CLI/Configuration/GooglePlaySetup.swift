@@ -1,12 +1,14 @@
 import BadgeCore
 import GooglePlay
 import Handlers
+import OutsideHTTP
 
 extension GooglePlaySettings {
     /// What `serve` deploys for a present `[google]` section: the Play Developer API client with
     /// the service account's key read now, so a missing or unreadable key file stops the start
     /// with one line naming the key and the path (never the key itself).
-    public func funding(creditsTestPurchases: Bool, clock: @escaping @Sendable () -> Timestamp) throws -> GooglePlayFunding {
+    public func funding(creditsTestPurchases: Bool, clock: @escaping @Sendable () -> Timestamp,
+                        transport: any OutsideHTTPTransport = URLSessionTransport()) throws -> GooglePlayFunding {
         guard let package = packageName, !package.isEmpty else {
             throw CommandFailure("[google] package_name: required when [google] is present (the app's package, e.g. chat.simplex.app)")
         }
@@ -14,7 +16,7 @@ extension GooglePlaySettings {
         let endpoint = GooglePlayEndpoint(packageName: package, apiURL: apiURL ?? GooglePlayEndpoint.defaultAPIURL,
                                           tokenURL: tokenURL ?? GooglePlayEndpoint.defaultTokenURL,
                                           timeoutSeconds: Double(timeout), maxResponseBytes: maxResponseBytes)
-        return GooglePlayFunding(client: GooglePlayClient(endpoint: endpoint, key: key),
+        return GooglePlayFunding(client: GooglePlayClient(endpoint: endpoint, key: key, transport: transport),
                                  creditsTestPurchases: creditsTestPurchases, subscriptionChecks: PlayCheckLimiter(clock: clock),
                                  push: try pushAuthenticator())
     }

@@ -1,5 +1,6 @@
 import BadgeCore
 import Handlers
+import OutsideHTTP
 import Storage
 import Wallet
 
@@ -17,12 +18,19 @@ public struct ServiceDeployment: Sendable {
     public let postgres: PostgresSettings?
 
     /// Every mistake stops here in one line naming the key or the file, nothing created.
-    public init(_ config: ServiceConfiguration, clock: @escaping @Sendable () -> Timestamp) throws {
+    /// `storeCall(store, outcome)` hears how each call to Apple or Google ended (`badge_store_calls_total`).
+    public init(_ config: ServiceConfiguration, clock: @escaping @Sendable () -> Timestamp,
+                storeCall: @escaping @Sendable (String, String) -> Void = { _, _ in }) throws {
         // A payment section that is present but incomplete is named key by key.
         let incomplete = config.incompletePaymentSections()
         guard incomplete.isEmpty else { throw ConfigurationErrors(incomplete) }
-        apple = try config.apple.map { try $0.deployment(creditsSandbox: config.creditTestPurchases) }
-        googlePlay = try config.google.map { try $0.funding(creditsTestPurchases: config.creditTestPurchases, clock: clock) }
+        apple = try config.apple.map {
+            try $0.deployment(creditsSandbox: config.creditTestPurchases, transport: CountedTransport { storeCall("apple", $0) })
+        }
+        googlePlay = try config.google.map {
+            try $0.funding(creditsTestPurchases: config.creditTestPurchases, clock: clock,
+                           transport: CountedTransport { storeCall("google", $0) })
+        }
         coinPacks = try config.coinPackTable()
         postgres = try config.postgresSettings()
     }
