@@ -114,8 +114,8 @@ public final class SQLiteDatabase: @unchecked Sendable {
             // disk, or above): the group's earlier writes went with it.
             let cause: String
             if case .failure(let error) = result { cause = "\(error)" } else { cause = "the transaction ended inside a write" }
-            group.finish(.failure(StorageError.sqlite(code: SQLITE_ABORT,
-                                                      message: "\(path): rolled back with a write grouped with it: \(cause)")))
+            // Nothing of this write landed and a retry may: transient, whatever its neighbour's cause.
+            group.finish(.failure(StorageError.unavailable(reason: "\(path): rolled back with a write grouped with it: \(cause)")))
             writeLock.unlock()
         } else if CommitGroupPolicy.handsOver(groupSize: group.size, waitingWriters: waitingWriters.withLock { $0 }) {
             openGroup = group

@@ -19,9 +19,10 @@ public enum StorageError: Error, Equatable, CustomStringConvertible {
     case corrupt(String)
     /// Any other SQLite failure (`code` is SQLite's extended result code).
     case sqlite(code: Int32, message: String)
-    /// The PostgreSQL server cannot be reached or answer now: the connection broke (a restart),
-    /// no connection could be made or taken from the pool in time, or a statement ran past its
-    /// timeout. Nothing of the transaction landed; retrying later may succeed.
+    /// The database cannot take the transaction now: the PostgreSQL server cannot be reached or
+    /// answer (a restart, no connection in time, a statement past its timeout), or SQLite's disk
+    /// is full or failed, or a write grouped with this one failed so both were rolled back.
+    /// Nothing of the transaction landed; retrying later may succeed.
     case unavailable(reason: String)
     /// Any other PostgreSQL failure (`sqlstate` is the server's five-character code).
     case postgres(sqlstate: String, message: String)
@@ -61,9 +62,13 @@ public enum StorageError: Error, Equatable, CustomStringConvertible {
 
     /// Classifies an extended result code (connections enable extended codes, so `extended`
     /// tells which constraint failed; its low byte is the primary code).
-    static func classify(extended: Int32, message: String) -> StorageError {
+    /// A full disk or an I/O error is an outage, as a lost PostgreSQL server is: nothing of the
+    /// write landed and it may succeed once the operator freed space or the disk recovered.
+    package static func classify(extended: Int32, message: String) -> StorageError {
         switch extended & 0xFF {
         case SQLITE_BUSY, SQLITE_LOCKED: return .busy(path: nil)
+        case SQLITE_FULL: return .unavailable(reason: "the disk is full: \(message)")
+        case SQLITE_IOERR: return .unavailable(reason: "disk I/O error: \(message)")
         case SQLITE_CONSTRAINT:
             switch extended {
             case CSQLITE_CONSTRAINT_UNIQUE, CSQLITE_CONSTRAINT_PRIMARYKEY, CSQLITE_CONSTRAINT_ROWID:

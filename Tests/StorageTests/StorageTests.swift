@@ -642,3 +642,14 @@ func execute(on store: any BadgeStore, _ sql: String) throws {
     default: Issue.record("no raw SQL on \(type(of: store))")
     }
 }
+
+/// Which SQLite failures are outages (transient for clients, a redelivery for providers).
+@Suite struct SQLiteErrorClassTests {
+    @Test func aFullOrFailingDiskIsUnavailableAndCorruptionIsNot() {
+        func isUnavailable(_ e: StorageError) -> Bool { if case .unavailable = e { true } else { false } }
+        #expect(isUnavailable(StorageError.classify(extended: 13, message: "database or disk is full")))      // SQLITE_FULL
+        #expect(isUnavailable(StorageError.classify(extended: 10 | (3 << 8), message: "disk I/O error")))    // SQLITE_IOERR_WRITE
+        #expect(!isUnavailable(StorageError.classify(extended: 11, message: "database disk image is malformed")))  // SQLITE_CORRUPT
+        #expect(StorageError.classify(extended: 5, message: "locked") == .busy(path: nil))                   // SQLITE_BUSY
+    }
+}
