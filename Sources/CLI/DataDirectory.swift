@@ -113,7 +113,9 @@ public struct PreparedDataDirectory {
 /// default catalog, and issuer key index 1, each made only when missing, a key only for a
 /// database that has never sold anything, and (SQLite) a database only beside no key file.
 public enum DataDirectorySetup {
-    public static func prepare(_ config: ServiceConfiguration) throws -> PreparedDataDirectory {
+    /// `besideKeyFile`: `init --new-database`, the operator's word that a key file with no
+    /// database is a deployment whose key was provisioned first, not a database lost.
+    public static func prepare(_ config: ServiceConfiguration, besideKeyFile: Bool = false) throws -> PreparedDataDirectory {
         var created: [String] = []
         if !FileManager.default.fileExists(atPath: config.dataDirectory) {
             try config.createDataDirectory()
@@ -137,9 +139,10 @@ public enum DataDirectorySetup {
         }
         // A key file without its database is a database lost (a bad restore, a moved file): a
         // new one would forget every purchase while the key goes on signing.
-        if newDatabase, lstat(config.issuerKeyFile, &info) == 0 {
+        if newDatabase, !besideKeyFile, lstat(config.issuerKeyFile, &info) == 0 {
             throw CommandFailure("no database at \(config.databasePath) but issuer key file \(config.issuerKeyFile) exists: "
-                                 + "restore the database, or move the key file away to start a new one")
+                                 + "restore the database; for a new deployment whose key file was provisioned first, "
+                                 + "run badge-service init --new-database")
         }
         if newDatabase {
             // SQLite would create it 0644 (and its -wal and -shm files take the same mode).

@@ -23,6 +23,17 @@ extension OperationsTests {
         try FileManager.default.moveItem(atPath: dir.file("moved.sqlite"), toPath: database)
         let restored = try CLIResult.run(["init", "--data", data], in: dir.url)
         #expect(restored.status == 0 && restored.stdout.contains("nothing to do"), "\(restored.stderr)")
+        // A key file provisioned before the first start: init makes the database only when told so.
+        let provisioned = dir.file("provisioned")
+        try FileManager.default.createDirectory(atPath: provisioned, withIntermediateDirectories: false,
+                                                attributes: [.posixPermissions: 0o700])
+        try FileManager.default.copyItem(atPath: data + "/issuer-keys.json", toPath: provisioned + "/issuer-keys.json")
+        #expect(try CLIResult.run(["init", "--data", provisioned], in: dir.url).status == 1)
+        let made = try CLIResult.run(["init", "--new-database", "--data", provisioned], in: dir.url)
+        #expect(made.status == 0 && made.stdout.contains("created database"), "\(made.stdout) \(made.stderr)")
+        #expect(FileManager.default.fileExists(atPath: provisioned + "/badges.sqlite"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: provisioned + "/issuer-keys.json"))
+                == Data(contentsOf: URL(fileURLWithPath: data + "/issuer-keys.json")))
     }
 
     @Test func aSymbolicLinkAsTheLockFileIsRefusedAndItsTargetKept() throws {
