@@ -50,10 +50,23 @@ import Testing
         #expect(notification.transaction?.transactionId == "2000000800000001" && notification.transaction?.revocationDate != nil)
         // A TEST notification carries no transaction; a summary no data at all.
         #expect(try verifier.notification(signedPayload: try sign(Self.notification("TEST", transaction: nil))).transaction == nil)
-        let summary: JSONValue = ["notificationType": "RENEWAL_EXTENSION", "subtype": "SUMMARY", "notificationUUID": "u-2",
-                                  "signedDate": .number(JSONNumber(Self.ms)), "summary": ["succeededCount": 1]]
-        let read = try verifier.notification(signedPayload: try sign(summary))
+        func summary(_ body: JSONValue?) -> JSONValue {
+            var n: JSONObject = ["notificationType": "RENEWAL_EXTENSION", "subtype": "SUMMARY", "notificationUUID": "u-2",
+                                 "signedDate": .number(JSONNumber(Self.ms))]
+            if let body { n["summary"] = body }
+            return .object(n)
+        }
+        let read = try verifier.notification(signedPayload: try sign(summary(["bundleId": .string(Self.bundle), "succeededCount": 1])))
         #expect(read.environment == nil && read.subtype == "SUMMARY")
+        // Without data, the summary names the app: another app's, none, or data null are refused.
+        for body: JSONValue? in [["bundleId": "com.example.other", "succeededCount": 1], ["succeededCount": 1], nil] {
+            #expect(throws: AppStoreRefusal.self, "\(String(describing: body))") {
+                try verifier.notification(signedPayload: try sign(summary(body)))
+            }
+        }
+        var nullData = Self.notification("DID_RENEW", transaction: nil).objectValue!
+        nullData["data"] = .null
+        #expect(throws: AppStoreRefusal.self) { try verifier.notification(signedPayload: try sign(.object(nullData))) }
     }
 
     @Test func forgeriesAndOtherAppsAreRefused() throws {

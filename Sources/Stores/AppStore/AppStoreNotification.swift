@@ -11,7 +11,8 @@ public struct AppStoreNotification: Sendable, Equatable {
     /// The same for every retry of one notification: the deduplication key.
     public let notificationUUID: String
     public let signedDate: Timestamp
-    /// `data.environment`; nil for a notification without `data` (a summary).
+    /// `data.environment`; nil for a notification without `data` (a summary, whose
+    /// `summary.bundleId` must then be this app's).
     public let environment: AppStoreTransaction.Environment?
     /// `data.signedTransactionInfo`, verified; nil when the notification carries none (`TEST`).
     public let transaction: AppStoreTransaction?
@@ -31,6 +32,14 @@ extension AppStoreVerifier {
         guard !uuid.isEmpty else { throw .internal("notification notificationUUID is empty") }
         let signedDate = try fields.time("signedDate")
         guard let dataValue = jws.payload["data"], dataValue != .null else {
+            // A summary (or an external purchase token) names its app there instead: any app's
+            // genuine notification must not pass for one of this app's.
+            var named: String?
+            for member in ["summary", "externalPurchaseToken"] where named == nil {
+                guard let object = jws.payload[member]?.objectValue else { continue }
+                named = try PayloadFields(object: object, what: "notification \(member)").optionalString("bundleId")
+            }
+            guard named == bundleId else { throw .internal("notification names no bundleId of this app") }
             return AppStoreNotification(notificationType: type, subtype: try fields.optionalString("subtype"),
                                         notificationUUID: uuid, signedDate: signedDate, environment: nil, transaction: nil)
         }
