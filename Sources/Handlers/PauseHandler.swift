@@ -7,9 +7,10 @@ import Storage
 extension BadgeService {
     /// `pauseBadge`: suspends issuance and lapse from the request's time (docs/protocol.md,
     /// Pause). The ledger is healed first (a `lapse` of what ran out before the pause), the pause
-    /// is recorded, and the answer is the statement with no credential: nothing is issued while
-    /// paused, and the credential the client holds stays valid until its expiry. A repeat while
-    /// paused writes nothing and answers the same; `issueBadge` resumes.
+    /// is recorded, and the answer is the statement with the current credential, if one has not
+    /// expired (the schema: absent only when there is "no current credential for pause"): nothing
+    /// is issued while paused, and the credential the client holds stays valid until its expiry.
+    /// A repeat while paused writes nothing and answers the same; `issueBadge` resumes.
     ///
     /// A purchase a store subscription funds is paused the same way and its answer carries the
     /// subscription as last read; the store keeps charging, and the renewal pass that resumes it
@@ -24,15 +25,17 @@ extension BadgeService {
         }
         return try conditionalWrite(read: { r in
             (rows: try r.ledger(purchaseId: purchase.id), pausedSince: try r.pausedSince(purchaseId: purchase.id),
-             subscription: try funding.flatMap { try r.subscription(id: $0.subscriptionId)?.lastState })
+             subscription: try funding.flatMap { try r.subscription(id: $0.subscriptionId)?.lastState },
+             latest: try r.latestIssuance(purchaseId: purchase.id))
         }, decide: { snapshot in
             let rows = snapshot.rows
-            let paused = RPCResponse.badgeCredential(credential: nil, statement: Statement(entries: rows), receipt: nil,
+            let current = snapshot.latest.flatMap { $0.expiry > now ? $0.credential(masterKey: purchase.masterKey) : nil }
+            let paused = RPCResponse.badgeCredential(credential: current, statement: Statement(entries: rows), receipt: nil,
                                                      subscription: snapshot.subscription)
             if snapshot.pausedSince != nil { return .answer(paused) }
             let tip = rows.last ?? .emptyEntry(at: purchase.createdAt, badgeType: purchase.badgeType)
             let plan = planPause(from: tip, at: now, newId: newEntryId)
-            let response = RPCResponse.badgeCredential(credential: nil, statement: Statement(entries: rows + plan.rows),
+            let response = RPCResponse.badgeCredential(credential: current, statement: Statement(entries: rows + plan.rows),
                                                        receipt: nil, subscription: snapshot.subscription)
             return .answer(response) { w in
                 guard try w.pausedSince(purchaseId: purchase.id) == nil else {

@@ -111,7 +111,7 @@ extension BadgeRPCSchema {
             "statement": {"ref": "statement"}
           },
           "optionalProperties": {
-            "credential": {"ref": "credential", "metadata": {"description": "Omitted when nothing can be issued: an exhausted balance, a pause, or a subscription the store reports ended."}},
+            "credential": {"ref": "credential", "metadata": {"description": "Omitted when nothing can be issued: an exhausted balance, a pause with no current (unexpired) credential, or a subscription the store reports ended."}},
             "receipt": {"type": "string", "metadata": {"description": "Recovery bearer secret; never for lifetime badges."}},
             "subscription": {"ref": "subscriptionState", "metadata": {"description": "Sent exactly when a store subscription funds (or funded, before a transfer) the purchase."}}
           }

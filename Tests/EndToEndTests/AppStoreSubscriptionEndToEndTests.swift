@@ -361,11 +361,13 @@ import Testing
         let boughtRows = bought.response?.statement?.entries ?? []
         #expect(boughtRows.map(\.changeMonths) == [12, -1])
 
-        // 20 January: paused. No credential, the statement as it stands, the subscription as last read.
+        // 20 January: paused. The credential issued in January (still current), the statement as
+        // it stands, the subscription as last read.
         let t1 = Timestamp(CivilDate(year: 2027, month: 1, day: 20), hour: 9)
         let paused = try await Self.at(t1, data: data, config: config) { step in try step.send(.pauseBadge, by: key) }
         #expect(paused.status == 200, "\(paused.text)")
-        #expect(paused.response?.credential == nil && paused.response?.reportedSubscription == .renewing)
+        #expect(paused.response?.credential == bought.response?.credential && paused.response?.credential != nil)
+        #expect(paused.response?.reportedSubscription == .renewing)
         #expect(paused.response?.statement?.entries == boughtRows)
 
         // 10 August 12:00: issueBadge resumes. Apple is asked (a month is due from the resume) and

@@ -41,18 +41,20 @@ import Testing
         let unknown = try deployment.at(utc(2027, 2, 10)) { try $0.send(.pauseBadge, by: Ed25519PrivateKey()) }
         #expect(unknown.response?.errorCode == .unknownPurchaseKey)
 
-        // 10 February: paused. No credential, the whole history (the command asserts nothing), nothing written.
+        // 10 February: paused. The January credential (still current), the whole history (the
+        // command asserts nothing), nothing written.
         let paused = try deployment.at(utc(2027, 2, 10)) { try $0.send(.pauseBadge, by: key) }
         #expect(paused.status == 200, "\(paused.text)")
-        guard case .badgeCredential(let none, let statement, nil, nil)? = paused.response else {
+        guard case .badgeCredential(let current, let statement, nil, nil)? = paused.response else {
             Issue.record("not a badgeCredential: \(paused.text)")
             return
         }
-        #expect(none == nil && statement.entries == ledger && statement.previousEntryId == nil)
+        #expect(current?.expiry == utc(2027, 3, 2) && statement.entries == ledger && statement.previousEntryId == nil)
 
-        // 20 March, after a restart: the same answer; the months do not lapse meanwhile.
+        // 20 March, after a restart: the same statement; the months do not lapse meanwhile, and
+        // the January credential has expired, so none is sent.
         let again = try deployment.at(utc(2027, 3, 20)) { try $0.send(.pauseBadge, by: key) }
-        #expect(again.body == paused.body)
+        #expect(again.response?.statement == statement && again.response?.credential == nil)
 
         // 15 May 09:00: issueBadge resumes; the row ending the pause says since when.
         let resumed = try deployment.at(utc(2027, 5, 15, 9)) { try $0.issue(by: key, asserting: ledger[1]) }

@@ -41,13 +41,17 @@ import Testing
         h.clock.now = at(2026, 3, 20)
         let paused = h.send(.pauseBadge, by: key)
         #expect(paused.error == nil)
-        #expect(paused.credential == nil)
+        // The credential issued in March is still current: the answer carries it.
+        let purchaseId = try #require(try h.store.read { try $0.purchase(key: key.publicKey.purchaseKeyText) }).id
+        let issued = try #require(try h.store.read { try $0.latestIssuance(purchaseId: purchaseId) })
+        #expect(paused.credential?.expiry == issued.expiry && paused.credential?.signature == issued.signature)
         #expect(paused.statement?.entries == (try h.ledger(of: key)) && paused.statement?.previousEntryId == nil)
         #expect(try pausedSince(key) == at(2026, 3, 20))
-        // A repeat, later, answers the same and writes nothing: the pause still dates from 20 March.
+        // A repeat, later, writes nothing: the pause still dates from 20 March; the same statement,
+        // and no credential now that the March one has expired.
         h.clock.now = at(2026, 5, 1)
         let again = h.send(.pauseBadge, by: key)
-        #expect(again.body == paused.body)
+        #expect(again.statement == paused.statement && again.credential == nil)
         #expect(try pausedSince(key) == at(2026, 3, 20))
         // The signed catalog shows the ledger as it stands: nothing lapsed.
         #expect(h.send(.getBadgeCatalog, by: key).statement?.entries.count == 2)

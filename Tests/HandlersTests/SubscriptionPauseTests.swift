@@ -36,7 +36,8 @@ import Testing
         let (key, first) = try subscribed("4001", monthlyCharge("a1", start: at(2026, 3, 10), months: 12))
         s.now = at(2026, 3, 20)
         let paused = pause(key)
-        #expect(paused.error == nil && paused.credential == nil)
+        // The March credential is still current: the answer carries it.
+        #expect(paused.error == nil && paused.credential != nil && paused.credential!.expiry > at(2026, 3, 20))
         #expect(paused.response.subscriptionState == .renewing)
         #expect(try pausedSince(key) == at(2026, 3, 20))
         #expect(s.apple.reads.count == 1)
