@@ -14,7 +14,9 @@ extension BadgeService {
     func issueBadge(key: Ed25519PublicKey, balance: Balance, now: Timestamp) throws -> RPCResponse {
         // The purchase, its funding and the first snapshot in one read transaction: a cached
         // answer (the commonest request) then costs one transaction.
-        let (purchase, funding, first) = try store.read { try Self.issueRead($0, key: key, balance: balance) }
+        guard let (purchase, funding, first) = try store.read({ try Self.issueRead($0, key: key, balance: balance) }) else {
+            return try store.read { try Self.invoiceOnlyAnswer(key, in: $0) }
+        }
         if let funding {
             return try issueSubscriptionBadge(purchase: purchase, funding: funding, balance: balance, now: now)
         }
@@ -30,24 +32,31 @@ extension BadgeService {
     /// store (a subscription), or the store cannot read without waiting: ``issueBadge(key:balance:now:)``
     /// answers then.
     func issuedBadgeWithoutWaiting(key: Ed25519PublicKey, balance: Balance, now: Timestamp) throws -> RPCResponse? {
-        guard let (purchase, funding, first) = try store.readWithoutWaiting({ try Self.issueRead($0, key: key, balance: balance) }),
-              funding == nil, let snapshot = first else { return nil }
+        guard let read = try store.readWithoutWaiting({ try Self.issueRead($0, key: key, balance: balance) }) else { return nil }
+        guard let (purchase, funding, first) = read else { return try store.readWithoutWaiting { try Self.invoiceOnlyAnswer(key, in: $0) } }
+        guard funding == nil, let snapshot = first else { return nil }
         let plan = issuePlan(purchase: purchase, snapshot: snapshot, now: now)
         guard plan.issued == nil, !Self.writes(plan, snapshot) else { return nil }
         return try issuePass(purchase: purchase, snapshot: snapshot, plan: plan, balance: balance, now: now).answer
     }
 
     /// The purchase, its subscription funding, and without one the first snapshot, in the caller's
-    /// read transaction.
+    /// read transaction; nil when the key holds no purchase.
     private static func issueRead(_ r: any StoreReader, key: Ed25519PublicKey,
-                                  balance: Balance) throws -> (PurchaseRecord, SubscriptionFunding?, IssueSnapshot?) {
+                                  balance: Balance) throws -> (PurchaseRecord, SubscriptionFunding?, IssueSnapshot?)? {
         guard let view = try r.issueView(purchaseKey: key.purchaseKeyText, asserting: balance.lastEntry.entryId,
-                                         completeHistoryLimit: Statement.completeHistoryLimit) else {
-            throw BadgeServiceError.unknownPurchaseKey
-        }
+                                         completeHistoryLimit: Statement.completeHistoryLimit) else { return nil }
         if let funding = view.funding { return (view.purchase, funding, nil) }
         guard let tail = view.tail else { throw StorageError.corrupt("the issue view of purchase \(view.purchase.id) has no ledger") }
         return (view.purchase, nil, IssueSnapshot(tail: tail, latest: view.latestIssuance, pausedSince: view.pausedSince))
+    }
+
+    /// The answer to `issueBadge` or `pauseBadge` from a key that holds no purchase: one whose only
+    /// record is an invoice (spec, Identity: getBadgeInvoice makes the record) holds no months yet,
+    /// so no credential and an empty statement; any other is unknown_purchase_key.
+    static func invoiceOnlyAnswer(_ key: Ed25519PublicKey, in r: any StoreReader) throws -> RPCResponse {
+        guard try !r.invoices(purchaseKey: key.purchaseKeyText).isEmpty else { throw BadgeServiceError.unknownPurchaseKey }
+        return .badgeCredential(credential: nil, statement: Statement(entries: []), receipt: nil, subscription: nil)
     }
 
     /// What `snapshot` calls for now: the lapse that heals the ledger, the month due.

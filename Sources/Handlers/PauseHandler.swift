@@ -17,7 +17,9 @@ extension BadgeService {
     /// follows the pause (rule 9). One its subscription moved away from is answered `ended` and
     /// not paused: it holds nothing.
     func pauseBadge(key: Ed25519PublicKey, now: Timestamp) throws -> RPCResponse {
-        let purchase = try knownPurchase(key)
+        guard let purchase = try store.read({ try $0.purchase(key: key.purchaseKeyText) }) else {
+            return try store.read { try Self.invoiceOnlyAnswer(key, in: $0) }
+        }
         let funding = try store.read { try $0.subscriptionFunding(purchaseId: purchase.id) }
         if let funding, funding.movedAwayAt != nil {
             let rows = try store.read { try $0.ledger(purchaseId: purchase.id) }

@@ -86,6 +86,17 @@ import Webhooks
         if case .badgeCatalog(_, let statement?) = h.send(.getBadgeCatalog, by: key) {
             #expect(statement.entries.isEmpty)
         } else { Issue.record("no signed catalog") }
+        // and issueBadge and pauseBadge answer it so too: no months yet, no credential, nothing paused
+        let opening = LedgerEntry.emptyEntry(at: h.clock.now, badgeType: .supporter)
+        for command: RPCCommand in [.issueBadge(balance: Balance(lastEntry: opening)), .pauseBadge] {
+            guard case .badgeCredential(nil, let statement, nil, nil) = h.send(command, by: key) else {
+                Issue.record("\(command): \(h.send(command, by: key))")
+                continue
+            }
+            #expect(statement.entries.isEmpty && statement.previousEntryId == nil)
+        }
+        #expect(h.send(.issueBadge(balance: Balance(lastEntry: opening)), by: Ed25519PrivateKey()).errorCode == .unknownPurchaseKey)
+        #expect(h.send(.pauseBadge, by: Ed25519PrivateKey()).errorCode == .unknownPurchaseKey)
         let pending = h.purchase(by: key, invoiceId: invoice.invoiceId, masterKey: master)
         #expect(pending.errorCode == .paymentPending)
         #expect((pending.retryAfter ?? 0) > 0)
