@@ -46,6 +46,19 @@ import Testing
         #expect(unpaused.rows.map(\.entryType) == [.debit(.lapse)] && unpaused.issued == nil)
     }
 
+    /// A resume whose clock reads before the pause began (a clock stepped back, or two instances
+    /// whose clocks differ): the row ending the pause is dated from the pause, never before it,
+    /// so the replica check holds.
+    @Test func aResumeClockBehindThePauseDatesTheRowFromThePause() {
+        let (ids, rows) = issuedRun()
+        let pausedAt = at(2026, 4, 15).adding(seconds: 10)
+        let pause = planPause(from: rows[1], at: pausedAt, newId: ids.next)
+        let plan = planIssue(from: rows[1], at: pausedAt.adding(seconds: -5), pausedSince: pause.since, newId: ids.next)
+        #expect(plan.rows.map(\.entryType) == [.debit(.badge)])
+        #expect(plan.rows.allSatisfy { $0.createdAt >= pause.since })
+        #expect(checkLedger(rows + plan.rows, purchaseBadgeType: .supporter) == nil)
+    }
+
     /// Paused and resumed inside the issued month: no unissued month was due, so nothing moves,
     /// no row is written and no row carries the pause.
     @Test func aPauseEndingInsideTheIssuedMonthChangesNothing() {
