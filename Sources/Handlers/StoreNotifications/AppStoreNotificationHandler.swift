@@ -7,7 +7,8 @@ extension BadgeService {
     /// `POST /webhooks/apple` (App Store Server Notifications V2) once its body is read: nil
     /// without `[apple]` (the route answers as any unconfigured webhook); a body that is not
     /// `{"signedPayload": …}`, or a payload that does not verify with the purchase path's chain
-    /// code, roots and bundle id, is refused (400, its reason in the log); otherwise the
+    /// code, roots and bundle id, is refused (400, or 503 when the refusal may be this service's
+    /// own, its reason in the log); otherwise the
     /// settlement to run.
     public func appStoreNotificationSettlement(body: [UInt8]) throws(WebhookRefusal) -> (() -> SettlementOutcome)? {
         guard let appStore else { return nil }
@@ -18,6 +19,11 @@ extension BadgeService {
         let notification: AppStoreNotification
         do { notification = try appStore.verifier.notification(signedPayload: signed) } catch {
             configuration.reportProviderFailure("apple notification refused: \(error)")
+            // Apple may not deliver again after a 4xx: a refusal that may be this service's own
+            // (roots that do not hold the chain, a value it does not know yet, another bundle id)
+            // is 503, so a genuine refund is not lost while the operator looks; a payload that
+            // cannot verify is 400.
+            if error.answer == .internal { throw .verifierUnavailable(error.description) }
             throw .unverifiable(error.description)
         }
         return { self.settle(notification) }
