@@ -18,6 +18,12 @@ import Testing
 
     static func route(_ token: String, product: String = product) -> String { "purchases/products/\(product)/tokens/\(token)" }
 
+    /// Scripts `fake` with a purchased, unacknowledged one-time `product` under `token`, and its acknowledgement.
+    static func scriptPurchased(_ fake: FakeGoogle, token: String, product: String = product) {
+        fake.script("GET", route(token, product: product), .json(200, purchased))
+        fake.script("POST", route(token, product: product) + ":acknowledge", .json(200, ""))
+    }
+
     /// A purchase answer with `fields` replaced (JSON text of each value).
     static func purchase(_ fields: [String: String]) -> String {
         var object = (try! JSONValue.parse(Array(purchased.utf8))).objectValue!
@@ -52,8 +58,7 @@ import Testing
     @Test func aVoidRecordedWhileTheCreditIsPreparedWins() throws {
         let fake = FakeGoogle()
         let token = "racedvoidtoken.AO-J1OwOneTime_9"
-        fake.script("GET", Self.route(token), .json(200, Self.purchased))
-        fake.script("POST", Self.route(token) + ":acknowledge", .json(200, ""))
+        Self.scriptPurchased(fake, token: token)
         try fake.serve { base in
             let h = try Self.harness(fake, base)
             let refund = ProviderRefund(provider: "google", kind: .payment,
@@ -72,8 +77,7 @@ import Testing
     @Test func aOneTimePurchaseIsAcknowledgedCreditedReplayedAndRefusedToAnotherKey() throws {
         let fake = FakeGoogle()
         let token = "pabeldfhmkjnhppdkmgapcfg.AO-J1OwOneTime_1"
-        fake.script("GET", Self.route(token), .json(200, Self.purchased))
-        fake.script("POST", Self.route(token) + ":acknowledge", .json(200, ""))
+        Self.scriptPurchased(fake, token: token)
         try fake.serve { base in
             let h = try Self.harness(fake, base)
             let key = Ed25519PrivateKey(), master = SecureRandom.bytes(32)
@@ -418,8 +422,7 @@ import Testing
             #expect(fake.apiCalls.count == 2)
             // A one-time product is not moved: one no key holds (its purchaseBadge answer was lost)
             // is credited as by purchaseBadge; then, for another key, receipt_used without asking Play.
-            fake.script("GET", Self.route("o.x"), .json(200, Self.purchased))
-            fake.script("POST", Self.route("o.x") + ":acknowledge", .json(200, ""))
+            Self.scriptPurchased(fake, token: "o.x")
             let oneTime = h.send(.transferBadge(masterKey: SecureRandom.bytes(32), payment: .google(productId: Self.product, token: "o.x")),
                                  by: Ed25519PrivateKey())
             #expect(oneTime.statement?.entries.map(\.entryType) == [.credit(.payment(invoiceId: nil)), .debit(.badge)], "\(oneTime.response)")

@@ -17,8 +17,7 @@ import Testing
 
     /// A supporter month bought on Play under `key` with `token`: its recovery receipt.
     static func supporter(_ h: Harness, _ fake: FakeGoogle, token: String, key: Ed25519PrivateKey) throws -> String {
-        fake.script("GET", GooglePlayPurchaseTests.route(token), .json(200, GooglePlayPurchaseTests.purchased))
-        fake.script("POST", GooglePlayPurchaseTests.route(token) + ":acknowledge", .json(200, ""))
+        GooglePlayPurchaseTests.scriptPurchased(fake, token: token)
         let out = GooglePlayPurchaseTests.buy(h, token: token, by: key)
         guard case .badgeCredential(_?, _, let receipt?, nil) = out.response else { throw Missing("\(out.response)") }
         return receipt
@@ -33,13 +32,31 @@ import Testing
 
     static func upgrade(_ h: Harness, _ fake: FakeGoogle, token: String, by key: Ed25519PrivateKey, proof: UpgradeProof?,
                         product: String = sku) -> RPCOutcome {
-        fake.script("GET", GooglePlayPurchaseTests.route(token, product: product), .json(200, GooglePlayPurchaseTests.purchased))
-        fake.script("POST", GooglePlayPurchaseTests.route(token, product: product) + ":acknowledge", .json(200, ""))
+        GooglePlayPurchaseTests.scriptPurchased(fake, token: token, product: product)
         return h.send(.purchaseBadge(masterKey: SecureRandom.bytes(32), payment: .google(productId: product, token: token),
                                      upgrade: proof), by: key)
     }
 
     struct Missing: Error { let what: String; init(_ what: String) { self.what = what } }
+
+    /// An open card invoice of another key upgrading to legend with a credit, as getBadgeInvoice
+    /// records one (`name` makes its ids).
+    static func upgradeInvoice(_ name: String, h: Harness) -> InvoiceRecord {
+        InvoiceRecord(invoiceId: "\(name)-invoice", purchaseKey: Ed25519PrivateKey().publicKey.purchaseKeyText,
+                      badgeType: .legend, months: 1, price: 7000, discount: 0, credit: 3850, amount: 3150,
+                      currency: "usd", priceId: DefaultCatalog.legendPriceId, offerId: nil, provider: "stripe",
+                      method: "card", providerRef: "cs_\(name)", paymentURL: "https://pay.example/cs_\(name)",
+                      address: nil, cryptoAmount: nil, status: .open, createdAt: h.clock.now,
+                      expiresAt: h.clock.now.adding(seconds: 3600))
+    }
+
+    /// Records `invoice` and the month of purchase `oldId` it converts.
+    static func open(_ invoice: InvoiceRecord, converting oldId: Int64, in store: any BadgeStore) throws {
+        try store.write { w in
+            try w.insertInvoice(invoice)
+            try w.insertInvoiceUpgrade(InvoiceUpgrade(invoiceId: invoice.invoiceId, fromPurchaseId: oldId, months: 1))
+        }
+    }
 
     /// `body` against the fake Google, the legend upgrade SKU priced, and two fresh keys (old, new).
     static func withUpgradeSKU(_ body: (Harness, FakeGoogle, Ed25519PrivateKey, Ed25519PrivateKey) throws -> Void) throws {
@@ -88,16 +105,8 @@ import Testing
         try Self.withUpgradeSKU { h, fake, old, new in
             let receipt = try Self.supporter(h, fake, token: "heldoldtoken.AO-1", key: old)
             let oldId = try #require(try h.store.read { try $0.purchase(key: old.publicKey.purchaseKeyText) }).id
-            let invoice = InvoiceRecord(invoiceId: "held-invoice", purchaseKey: Ed25519PrivateKey().publicKey.purchaseKeyText,
-                                        badgeType: .legend, months: 1, price: 7000, discount: 0, credit: 3850, amount: 3150,
-                                        currency: "usd", priceId: DefaultCatalog.legendPriceId, offerId: nil, provider: "stripe",
-                                        method: "card", providerRef: "cs_held", paymentURL: "https://pay.example/cs_held",
-                                        address: nil, cryptoAmount: nil, status: .open, createdAt: h.clock.now,
-                                        expiresAt: h.clock.now.adding(seconds: 3600))
-            try h.store.write { w in
-                try w.insertInvoice(invoice)
-                try w.insertInvoiceUpgrade(InvoiceUpgrade(invoiceId: invoice.invoiceId, fromPurchaseId: oldId, months: 1))
-            }
+            let invoice = Self.upgradeInvoice("held", h: h)
+            try Self.open(invoice, converting: oldId, in: h.store)
             let calls = fake.apiCalls.count
             let held = Self.upgrade(h, fake, token: "heldnewtoken.AO-2", by: new, proof: try Self.proof(from: old, to: new, receipt: receipt, h: h))
             #expect(held.error == .badRequest, "\(held.response)")
@@ -116,22 +125,11 @@ import Testing
         try Self.withUpgradeSKU { h, fake, old, new in
             let receipt = try Self.supporter(h, fake, token: "raceoldtoken.AO-1", key: old)
             let oldId = try #require(try h.store.read { try $0.purchase(key: old.publicKey.purchaseKeyText) }).id
-            let invoice = InvoiceRecord(invoiceId: "raced-invoice", purchaseKey: Ed25519PrivateKey().publicKey.purchaseKeyText,
-                                        badgeType: .legend, months: 1, price: 7000, discount: 0, credit: 3850, amount: 3150,
-                                        currency: "usd", priceId: DefaultCatalog.legendPriceId, offerId: nil, provider: "stripe",
-                                        method: "card", providerRef: "cs_raced", paymentURL: "https://pay.example/cs_raced",
-                                        address: nil, cryptoAmount: nil, status: .open, createdAt: h.clock.now,
-                                        expiresAt: h.clock.now.adding(seconds: 3600))
+            let invoice = Self.upgradeInvoice("raced", h: h)
             let store = h.store
-            let racing = BeforeFirstWrite(inner: store) {
-                _ = try? store.write { w in
-                    try w.insertInvoice(invoice)
-                    try w.insertInvoiceUpgrade(InvoiceUpgrade(invoiceId: invoice.invoiceId, fromPurchaseId: oldId, months: 1))
-                }
-            }
+            let racing = BeforeFirstWrite(inner: store) { try? Self.open(invoice, converting: oldId, in: store) }
             let token = "racenewtoken.AO-2"
-            fake.script("GET", GooglePlayPurchaseTests.route(token, product: Self.sku), .json(200, GooglePlayPurchaseTests.purchased))
-            fake.script("POST", GooglePlayPurchaseTests.route(token, product: Self.sku) + ":acknowledge", .json(200, ""))
+            GooglePlayPurchaseTests.scriptPurchased(fake, token: token, product: Self.sku)
             let raced = h.send(.purchaseBadge(masterKey: SecureRandom.bytes(32), payment: .google(productId: Self.sku, token: token),
                                               upgrade: try Self.proof(from: old, to: new, receipt: receipt, h: h)), by: new, over: racing)
             #expect(raced.error == .badRequest, "\(raced.response)")
