@@ -109,10 +109,9 @@ extension BadgeService {
                                   at now: Timestamp) throws -> Timestamp? {
         for upgrade in try r.invoiceUpgrades(fromPurchaseId: purchaseId) {
             guard let invoice = try r.invoice(id: upgrade.invoiceId), invoice.purchaseKey == key, invoice.method != "card",
-                  invoice.status == .open || invoice.status == .closed
+                  mayStillSettle(invoice, at: now)
             else { continue }
-            let end = invoice.expiresAt.adding(seconds: cryptoLateSeconds)
-            if now < end { return end }
+            return invoice.expiresAt.adding(seconds: cryptoLateSeconds)
         }
         return nil
     }

@@ -25,14 +25,7 @@ public struct HTTPRefusal: Sendable, Equatable {
     /// The target's path (without the query), when the target is known; that of an
     /// absolute-form target too (`http://host/rpc` is `/rpc`), as ``HTTPRequest/path`` is.
     public var path: String? {
-        guard let target else { return nil }
-        var rest = Substring(target)
-        if let first = rest.first, first != "/", first != "*", let separator = rest.range(of: "://") {
-            rest = rest[separator.upperBound...]
-            rest = rest[(rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex)...]
-        }
-        let path = rest.firstIndex(of: "?").map { rest[..<$0] } ?? rest
-        return path.isEmpty ? "/" : String(path)
+        target.map { HTTPRequest.pathAndQuery(ofTarget: $0).path }
     }
 
     /// The server's own answer: the small JSON error document of ``HTTPResponse/error(status:message:headers:)``.

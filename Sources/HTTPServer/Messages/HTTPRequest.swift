@@ -30,12 +30,10 @@ public struct HTTPRequest: Sendable {
         if let path {
             self.path = path
             self.query = query
-        } else if let mark = target.firstIndex(of: "?") {
-            self.path = String(target[..<mark])
-            self.query = String(target[target.index(after: mark)...])
         } else {
-            self.path = target
-            self.query = query
+            let parts = Self.pathAndQuery(ofTarget: target)
+            self.path = parts.path
+            self.query = parts.query ?? query
         }
         self.version = version
         self.headers = headers
@@ -45,6 +43,22 @@ public struct HTTPRequest: Sendable {
 }
 
 extension HTTPRequest: Equatable {}
+
+extension HTTPRequest {
+    /// The path and query of a request-target as sent: an origin-form one split at its `?`, an
+    /// absolute-form one (`http://host/rpc?x`) without its scheme and authority (`/` when it
+    /// names none), `*` as itself.
+    public static func pathAndQuery(ofTarget target: String) -> (path: String, query: String?) {
+        var rest = Substring(target)
+        if let first = rest.first, first != "/", first != "*", let separator = rest.range(of: "://") {
+            rest = rest[separator.upperBound...]
+            rest = rest[(rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex)...]
+        }
+        guard let mark = rest.firstIndex(of: "?") else { return (rest.isEmpty ? "/" : String(rest), nil) }
+        let path = rest[..<mark]
+        return (path.isEmpty ? "/" : String(path), String(rest[rest.index(after: mark)...]))
+    }
+}
 
 extension HTTPRequest {
     /// The target URI's authority (RFC 9112 §3.3): the authority of an absolute-form target,
