@@ -18,10 +18,9 @@ extension ServiceConfiguration {
     public func refuseSharedDataDirectory() throws {
         var info = stat()
         guard stat(dataDirectory, &info) == 0 else { throw FileSystemError("open data directory", path: dataDirectory, errno: errno) }
-        let mode = String(info.st_mode & 0o7777, radix: 8)
         if info.st_mode & 0o022 != 0 {
-            throw CommandFailure("data directory \(dataDirectory) has mode \(String(repeating: "0", count: max(0, 4 - mode.count)) + mode): "
-                                 + "writable by group or others; chmod 700 it")
+            let mode = String(info.st_mode & 0o7777, radix: 8).leftPadded(to: 4)
+            throw CommandFailure("data directory \(dataDirectory) has mode \(mode): writable by group or others; chmod 700 it")
         }
     }
 

@@ -61,6 +61,7 @@ public enum IssuerKeyFile {
     }
 }
 
-private extension String {
+extension String {
+    /// Padded with leading zeros to `width` (a file mode shown as `0644`).
     func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
 }
