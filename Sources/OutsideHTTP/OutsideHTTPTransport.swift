@@ -18,7 +18,7 @@ public struct OutsideHTTPAnswer: Sendable, Equatable {
 }
 
 /// Why a call produced no answer the caller can read: none at all (unreachable, timed out, not
-/// HTTP), or one over the cap. Callers class them differently (the spec answers an outage
+/// HTTP, a redirect, an error page over the cap), or a success over the cap. Callers class them differently (the spec answers an outage
 /// provider_unavailable and an answer over the cap internal), so they stay apart.
 public enum OutsideHTTPFailure: Error, Sendable, Equatable {
     case noAnswer(String)
@@ -96,6 +96,13 @@ private final class CappedAnswerReader: NSObject, URLSessionDataDelegate, @unche
         completionHandler(tooLarge ? .cancel : .allow)
     }
 
+    /// Never follows: Foundation would resend the request, credentials and all, to wherever the
+    /// `Location` points (another host, plain http), and turn a POST into a GET on a 301/302.
+    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+                    newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void) {
+        completionHandler(nil)
+    }
+
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let over = lock.withLock { () -> Bool in
             if body.count + data.count > limit { overflow = true } else { body.append(contentsOf: data) }
@@ -113,12 +120,15 @@ private final class CappedAnswerReader: NSObject, URLSessionDataDelegate, @unche
         let (status, headers, body, overflow, failure) = lock.withLock {
             (self.status, self.headers, self.body, self.overflow, self.failure)
         }
-        if overflow { throw .tooLarge(limit) }
+        // Only a success over the cap is the provider's answer too large to read; an error page
+        // over it (a proxy's 502) says no more than an outage.
+        if overflow { throw (200..<300).contains(status) ? .tooLarge(limit) : .noAnswer("answered \(status) with a body over \(limit) bytes") }
         if let failure {
             let error = failure as NSError
             throw .noAnswer(error.code == NSURLErrorTimedOut ? "timed out" : "failed (\(error.domain) \(error.code))")
         }
         guard status > 0 else { throw .noAnswer("no HTTP status") }
+        guard !(300..<400).contains(status) else { throw .noAnswer("answered \(status), a redirect, which is not followed") }
         return OutsideHTTPAnswer(status: status, headers: headers, body: body)
     }
 }

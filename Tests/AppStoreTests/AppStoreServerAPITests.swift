@@ -115,6 +115,7 @@ import Testing
             ("2000000800000024", "garbage", "internal"),
             ("2000000800000025", "huge", "internal"),
             ("2000000800000026", "hugechunked", "internal"),
+            ("2000000800000030", "hugeerror", "provider_unavailable"),
             ("2000000800000027", "nosuch", "provider_unavailable"),
             ("2000000800000028", "slow", "provider_unavailable"),
         ]

@@ -80,6 +80,14 @@ import Testing
         #expect(answer(verdict(403)) == "internal")
         let later = String((Self.now.seconds + 120) * 1000)
         #expect(verdict(429, retryAfter: later) == .unavailable(reason: "the App Store Server API answered 429", retryAfter: 120))
+        // Whatever the header says, the wait is 1 s to an hour, and a number near Int64.max does not trap.
+        let waits: [(String, Int64?)] = [(" \(later) ", 120), (String((Self.now.seconds + 119) * 1000 + 1), 120),
+                                         (String(Int64.max), 3600), (String((Self.now.seconds + 90_000) * 1000), 3600),
+                                         (String(Int64.min), 1), ("0", 1), ("soon", nil), ("", nil)]
+        for (header, seconds) in waits {
+            #expect(verdict(503, retryAfter: header) == .unavailable(reason: "the App Store Server API answered 503", retryAfter: seconds),
+                    "Retry-After: \(header)")
+        }
         // An answer that names no such subscription is no more certain than a 404.
         let elsewhere = ["environment": "Production", "bundleId": .string(Self.bundle), "data": []] as JSONValue
         #expect(answer(verdict(200, elsewhere.serialized())) == "provider_unavailable")

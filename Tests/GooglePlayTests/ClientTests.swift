@@ -173,12 +173,17 @@ let purchased = #"{"kind":"androidpublisher#productPurchase","purchaseTimeMillis
         #expect(elapsed < 2.5, "the client gave up after \(elapsed) s, not near its 1 s timeout")
     }
 
-    @Test func anAnswerOverTheCapIsInternal() throws {
+    /// A success over the cap is internal; an error page over it (a proxy's 502) is an outage.
+    @Test func anAnswerOverTheCapIsInternalAndAnErrorPageOverItUnavailable() throws {
         let fake = FakeGoogle()
         let padding = String(repeating: " ", count: 1 << 20)
-        fake.script("GET", productRoute, .json(200, purchased + padding))
-        let r = try withClient(fake) { client in refusal { _ = try client.readOneTime(productID: "badge_supporter_01", token: token) } }
-        #expect(r?.verdict == .internal)
+        fake.script("GET", productRoute, .json(200, purchased + padding), .json(502, "<html>" + padding + "</html>"))
+        let (success, errorPage) = try withClient(fake) { client in
+            (refusal { _ = try client.readOneTime(productID: "badge_supporter_01", token: token) },
+             refusal { _ = try client.readOneTime(productID: "badge_supporter_01", token: token) })
+        }
+        #expect(success?.verdict == .internal)
+        #expect(errorPage?.verdict == .providerUnavailable)
     }
 
     @Test func nothingIsSentForBadIdentifiersOrAnUnreachableGoogle() throws {

@@ -44,7 +44,9 @@ import Testing
         #expect(try stripe.createPayment(r) == destination)
     }
 
-    @Test(arguments: ["500", "garbage", "huge", "hang"])
+    /// A redirect is not followed (it would carry the secret key elsewhere) and an error page over
+    /// the cap is an outage like any other.
+    @Test(arguments: ["500", "garbage", "huge", "hugeerror", "hang", "redirect"])
     func anOutageIsUnavailableAndTheNextAttemptWorks(mode: String) throws {
         try fake.setMode("stripe", mode)
         let started = Date()
@@ -62,6 +64,7 @@ import Testing
         }
         try fake.setMode("btcpay", "ok")
         #expect(try btcpay.createPayment(request(.btc)).address != nil)
+        #expect(try fake.requests("redirected").isEmpty, "a redirect was followed")
     }
 
     @Test func aRefusedKeyIsRefusedAndNothingAnswersUnreachable() throws {

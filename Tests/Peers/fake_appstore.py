@@ -16,7 +16,8 @@ would call Apple. Each environment answers per original transaction id as a test
   mode: ok (200, the status entry with transaction and renewal info signed by the test PKI),
         nosuch (200 naming no subscription), 401, 403, 404, 429 (Retry-After: a UNIX time in
         milliseconds, retryAfterSeconds ahead), 500, 503, garbage, huge and hugechunked (over
-        1 MiB, with and without Content-Length), slow (delaySeconds, then ok)
+        1 MiB, with and without Content-Length), hugeerror (a 503 page over 1 MiB), slow
+        (delaySeconds, then ok)
   GET  /_control/requests  -> every status request received: environment, id, token verdict
   POST /_control/reset     -> forgets scripts and requests
   POST /_control/clock {"nowMs"} -> the fake's clock from now on (tokens, signedDate, Retry-After),
@@ -230,6 +231,8 @@ class Handler(BaseHTTPRequestHandler):
             return self.reply_raw(200, b"<html>not json at all", "text/html")
         if mode == "huge":
             return self.reply_raw(200, b"{\"pad\":\"" + b"x" * ((1 << 20) + 64) + b"\"}", "application/json")
+        if mode == "hugeerror":
+            return self.reply_raw(503, b"<html>" + b"x" * ((1 << 20) + 64) + b"</html>", "text/html")
         if mode == "hugechunked":
             return self.reply_chunked(b"{\"pad\":\"" + b"x" * ((1 << 20) + 64) + b"\"}")
         return self.reply(500, {"errorCode": 5000000, "errorMessage": "unknown fake mode " + mode})

@@ -1,8 +1,8 @@
 """Fake Stripe and BTCPay APIs on 127.0.0.1 for the payment tests (real HTTP), driven by the tests.
 
 Serves the documented shapes (Stripe Checkout Sessions; BTCPay Greenfield invoices and payment
-methods) and plays failures on demand: a 500, garbage, an oversized body, a hang past the
-client's timeout, a 401. Webhook signatures come from the independent implementations, never
+methods) and plays failures on demand: a 500, garbage, an oversized body (a success or an error page), a hang
+past the client's timeout, a 401, a redirect to elsewhere on this fake (recorded if followed). Webhook signatures come from the independent implementations, never
 the service's code: `stripe.WebhookSignature.generate_signature_header` (PyPI `stripe`) and
 Python's `hmac` for BTCPay-Sig.
 
@@ -26,9 +26,9 @@ import stripe
 STRIPE_KEY, BTCPAY_KEY, BTCPAY_STORE = sys.argv[1], sys.argv[2], sys.argv[3]
 lock = threading.Lock()
 counter = itertools.count(1)
-modes = {"stripe": "ok", "btcpay": "ok"}  # ok | 500 | garbage | huge | hang | 401
+modes = {"stripe": "ok", "btcpay": "ok"}  # ok | 500 | garbage | huge | hugeerror | hang | 401 | redirect
 sessions_by_key = {}   # Idempotency-Key -> session
-requests_seen = {"stripe": [], "btcpay": []}
+requests_seen = {"stripe": [], "btcpay": [], "redirected": []}
 btcpay_invoices = {}   # id -> invoice data
 
 
@@ -43,6 +43,17 @@ def failure(handler, provider):
         handler.reply_raw(200, b"<html>not json at all", "text/html")
     elif mode == "huge":
         handler.reply_raw(200, b"{\"pad\":\"" + b"x" * (3 << 20) + b"\"}", "application/json")
+    elif mode == "hugeerror":
+        handler.reply_raw(503, b"<html>" + b"x" * (3 << 20) + b"</html>", "text/html")
+    elif mode == "redirect":
+        # Elsewhere on this fake, which records what arrives there: a client that follows shows up.
+        try:
+            handler.send_response(307)
+            handler.send_header("Location", f"http://127.0.0.1:{handler.server.server_address[1]}/_redirected")
+            handler.send_header("Content-Length", "0")
+            handler.end_headers()
+        except (BrokenPipeError, ConnectionResetError):
+            pass
     elif mode == "hang":
         time.sleep(8)
         handler.reply(500, {"late": True})
@@ -76,6 +87,8 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_GET(self):
         path = urllib.parse.urlparse(self.path).path
+        if path == "/_redirected":
+            return self.redirected()
         if path.startswith("/_control/requests/"):
             with lock:
                 return self.reply(200, requests_seen[path.rsplit("/", 1)[1]])
@@ -105,9 +118,16 @@ class Handler(BaseHTTPRequestHandler):
             return self.reply(200, inv)
         self.reply(404, {"error": "not found"})
 
+    def redirected(self):
+        with lock:
+            requests_seen["redirected"].append({"method": self.command, "authorization": self.headers.get("Authorization")})
+        self.reply(200, {"followed": True})
+
     def do_POST(self):
         path = urllib.parse.urlparse(self.path).path
         raw = self.body()
+        if path == "/_redirected":
+            return self.redirected()
         if path == "/_control/mode":
             req = json.loads(raw)
             with lock:

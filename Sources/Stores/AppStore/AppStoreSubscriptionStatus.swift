@@ -52,11 +52,8 @@ extension AppStoreVerifier {
         case 401, 403:
             return .refused(.internal("the App Store Server API refused this service's token or key (\(httpStatus))"))
         default:
-            var after: Int64?
-            if let text = retryAfterHeader, let ms = Int64(text.trimmingSpaces) {
-                after = max(1, (ms + 999) / 1000 - now.seconds)
-            }
-            return .unavailable(reason: "the App Store Server API answered \(httpStatus)", retryAfter: after)
+            return .unavailable(reason: "the App Store Server API answered \(httpStatus)",
+                                retryAfter: AppStoreRetryAfter.seconds(retryAfterHeader, now: now))
         }
     }
 
@@ -105,14 +102,5 @@ extension AppStoreVerifier {
         }
         if transaction.ownership == .familyShared { throw .invalid("the subscription's transaction is family-shared") }
         return AppStoreSubscriptionRead(status: status, transaction: transaction, renewal: renewal)
-    }
-}
-
-private extension String {
-    var trimmingSpaces: Substring {
-        var s = Substring(self)
-        while s.first == " " { s.removeFirst() }
-        while s.last == " " { s.removeLast() }
-        return s
     }
 }

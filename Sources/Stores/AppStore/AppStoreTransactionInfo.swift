@@ -71,20 +71,8 @@ extension AppStoreVerifier {
         case 401, 403:
             return .refused(.internal("the App Store Server API refused this service's token or key (\(httpStatus))"))
         default:
-            var after: Int64?
-            if let text = retryAfterHeader?.trimmingCharacters(in: " "), let ms = Int64(text) {
-                after = max(1, (ms + 999) / 1000 - now.seconds)
-            }
-            return .unavailable(reason: "the App Store Server API answered \(httpStatus)", retryAfter: after)
+            return .unavailable(reason: "the App Store Server API answered \(httpStatus)",
+                                retryAfter: AppStoreRetryAfter.seconds(retryAfterHeader, now: now))
         }
-    }
-}
-
-private extension String {
-    func trimmingCharacters(in character: Character) -> Substring {
-        var s = Substring(self)
-        while s.first == character { s.removeFirst() }
-        while s.last == character { s.removeLast() }
-        return s
     }
 }
