@@ -64,7 +64,9 @@ extension BadgeService {
             if staged.write != nil { strandedNow = s.otherPaid }
             return staged
         })
-        for other in strandedNow { reportStranded(provider: other.provider, reference: other.providerRef) }
+        for other in strandedNow {
+            reportUncredited(.applied(Self.strandedSettlement), provider: other.provider, reference: other.providerRef)
+        }
         return answer
     }
 
@@ -90,7 +92,8 @@ extension BadgeService {
             if now < invoice.expiresAt.adding(seconds: Self.cryptoLateSeconds) { return nil }
             throw BadgeServiceError.providerUnavailable(retryAfter: 60, detail: "\(error)")
         }
-        _ = try store.write { w in try apply(state, toBTCPayInvoice: invoice.providerRef, in: w, at: now) }
+        let outcome = try store.write { w in try apply(state, toBTCPayInvoice: invoice.providerRef, in: w, at: now) }
+        reportUncredited(outcome, provider: "btcpay", reference: invoice.providerRef)
         return state
     }
 

@@ -47,7 +47,7 @@ extension BadgeService {
                 }
                 guard reference == invoice.invoiceId, amount == Int(invoice.amount),
                       currency?.lowercased() == invoice.currency.lowercased()
-                else { return .ignored("paid session that does not match its invoice") }
+                else { return .ignored(Self.unmatchedSettlement) }
                 // Stripe does not order its events: the refund may have come first.
                 if let intent, try w.isRefunded(ProviderRefund(provider: "stripe", kind: .payment, reference: intent)) {
                     guard try w.setInvoiceStatus(invoiceId: invoice.invoiceId, from: [.open, .closed], to: .refunded,
@@ -76,9 +76,7 @@ extension BadgeService {
                 return try refund(invoice, in: w, at: now)
             }
         }
-        if outcome == .applied(Self.strandedSettlement), case let .paid(sessionId, _, _, _, _) = event.settlement {
-            reportStranded(provider: "stripe", reference: sessionId)
-        }
+        if case let .paid(sessionId, _, _, _, _) = event.settlement { reportUncredited(outcome, provider: "stripe", reference: sessionId) }
         return outcome
     }
 
@@ -118,7 +116,7 @@ extension BadgeService {
             guard try w.recordProviderEvent(provider: "btcpay", eventId: delivery.eventId, at: now) else { return .duplicate }
             return try apply(state, toBTCPayInvoice: btcpayId, in: w, at: now)
         }
-        if outcome == .applied(Self.strandedSettlement) { reportStranded(provider: "btcpay", reference: btcpayId) }
+        reportUncredited(outcome, provider: "btcpay", reference: btcpayId)
         return outcome
     }
 
@@ -141,10 +139,22 @@ extension BadgeService {
         return .applied(try applyUpgrade(invoice, in: w, at: now).map { "invoice settled, \($0)" } ?? "invoice settled")
     }
 
-    /// Tells the operator, once the settlement is committed, of a payment to refund at the provider.
-    func reportStranded(provider: String, reference: String) {
-        configuration.reportStrandedPayment("\(provider) payment \(reference) settled an invoice whose key already holds a "
-            + "badge another payment funded: it is never credited; refund it at \(provider)")
+    /// What a payment settled for another order, amount or currency than its invoice says: nothing
+    /// settles, and the operator is told (the money arrived all the same).
+    public static let unmatchedSettlement = "settled payment that does not match its invoice"
+
+    /// Tells the operator, once the outcome is committed, of a payment that arrived and will never
+    /// be credited: one to refund at the provider, or to look into.
+    func reportUncredited(_ outcome: SettlementOutcome, provider: String, reference: String) {
+        switch outcome {
+        case .applied(Self.strandedSettlement):
+            configuration.reportStrandedPayment("\(provider) payment \(reference) settled an invoice whose key already holds a "
+                + "badge another payment funded: it is never credited; refund it at \(provider)")
+        case .ignored(Self.unmatchedSettlement):
+            configuration.reportStrandedPayment("\(provider) payment \(reference) was settled for another order, amount or "
+                + "currency than its invoice: it is never credited; look into it at \(provider)")
+        default: break
+        }
     }
 
     /// What a fresh read of a BTCPay invoice says, applied to our invoice: settled in full (a late
@@ -156,10 +166,8 @@ extension BadgeService {
         guard let invoice = try w.invoice(provider: "btcpay", providerRef: btcpayId) else { return .ignored("no invoice") }
         switch state {
         case let .settled(orderId, _, amount, currency):
-            guard orderId == invoice.invoiceId else { return .ignored("settled invoice of another order") }
-            guard amount == UInt64(invoice.amount), currency == invoice.currency.lowercased() else {
-                return .ignored("settled invoice that does not match its invoice")
-            }
+            guard orderId == invoice.invoiceId, amount == UInt64(invoice.amount), currency == invoice.currency.lowercased()
+            else { return .ignored(Self.unmatchedSettlement) }
             guard try w.setInvoiceStatus(invoiceId: invoice.invoiceId, from: [.open, .closed], to: .paid, paidAt: now,
                                          paymentRef: btcpayId)
             else { return .ignored("invoice already \(invoice.status.rawValue)") }

@@ -1,3 +1,4 @@
+import GooglePlay
 import JSON
 
 /// A consumable coin pack: what the viewer pays and the coins it credits, with its product id
@@ -37,8 +38,8 @@ public struct CoinPackTable: Sendable, Equatable {
     /// The store's cut of the gross, in percent (`[wallet] store_fee_percent`).
     public let storeFeePercent: Int
 
-    /// A table of `packs`; a repeated pack or product id, a pack without coins or price, or a
-    /// fee outside 0...99 is refused with the reason.
+    /// A table of `packs`; a repeated pack or product id, a Play product id outside Play's
+    /// grammar, a pack without coins or price, or a fee outside 0...99 is refused with the reason.
     public init(packs: [CoinPack] = CoinPackTable.defaultPacks, storeFeePercent: Int = CoinPackTable.defaultStoreFeePercent) throws(CoinPackTableError) {
         guard !packs.isEmpty else { throw CoinPackTableError("no packs") }
         guard (0...99).contains(storeFeePercent) else { throw CoinPackTableError("store fee \(storeFeePercent) % is not in 0...99") }
@@ -50,6 +51,13 @@ public struct CoinPackTable: Sendable, Equatable {
         }
         for pack in packs where !(1...1_000_000).contains(pack.coins) || !(1...1_000_000).contains(pack.grossUsdCents) {
             throw CoinPackTableError("pack \(pack.packId): coins and grossUsdCents must be in 1...1000000")
+        }
+        // Checked here, not when a purchase is presented: there a Play id outside Play's grammar
+        // would refuse every purchase of its pack as receipt_invalid.
+        for pack in packs {
+            do { try PlayIdentifiers.checkProductID(pack.playProductId) } catch {
+                throw CoinPackTableError("pack \(pack.packId): playProductId \(pack.playProductId): \(error.reason)")
+            }
         }
         self.packs = packs
         self.storeFeePercent = storeFeePercent

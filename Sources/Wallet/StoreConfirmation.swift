@@ -52,13 +52,15 @@ public struct CoinStores: Sendable {
         }
     }
 
-    /// The checks on Apple's record: a consumable, of a known pack, the pack the client named,
-    /// not refunded or revoked.
+    /// The checks on Apple's record: a consumable, of a known pack that is the pack the client
+    /// named, not refunded or revoked.
     static func judge(_ transaction: AppStoreTransaction, named: CoinPack,
                       packs: CoinPackTable) throws(WalletRefusal) -> ConfirmedCoinPurchase {
         guard transaction.kind == .consumable else { throw WalletRefusal(.receiptInvalid, "the transaction is not a consumable") }
+        // Apple's record of a real purchase, of another product than the pack named (a pack the
+        // app sells and this table does not list yet, a badge): not the named pack, and not forged.
         guard let pack = packs.pack(appStoreProductId: transaction.productId) else {
-            throw WalletRefusal(.receiptInvalid, "the transaction is for a product that is no coin pack")
+            throw WalletRefusal(.packMismatch, "the transaction is for a product that is no coin pack of this table")
         }
         guard pack.packId == named.packId else {
             throw WalletRefusal(.packMismatch, "the transaction is for pack \(pack.packId), not \(named.packId)")

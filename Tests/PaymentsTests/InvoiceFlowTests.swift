@@ -163,9 +163,12 @@ import Webhooks
             h.paidSession(record, currency: "eur"),
             h.paidSession(record, reference: "someone-else"),
         ]
-        for object in wrong {
+        for (n, object) in wrong.enumerated() {
             #expect(try h.deliverStripe(h.stripeEvent(type: "checkout.session.completed", object: object))
-                    == .ignored("paid session that does not match its invoice"))
+                    == .ignored(BadgeService.unmatchedSettlement))
+            // The money arrived: the operator is told, naming the session.
+            #expect(h.strandedPayments.withLock { $0 }.count == n + 1)
+            #expect(h.strandedPayments.withLock { $0 }.last?.contains("stripe payment \(record.providerRef) was settled for another") == true)
         }
         var unknown = h.paidSession(record)
         if case .object(var o) = unknown { o["id"] = "cs_test_unknown"; unknown = .object(o) }
@@ -302,7 +305,8 @@ import Webhooks
             #expect(h.purchase(by: key, invoiceId: invoice.invoiceId, masterKey: SecureRandom.bytes(32)).errorCode == .paymentPending)
             // settled for another amount (the invoice was edited at BTCPay): nothing settles
             try h.fake.setBTCPayStatus(record.providerRef, "Settled", amount: "6.99")
-            #expect(deliver("InvoiceSettled") == .ignored("settled invoice that does not match its invoice"))
+            #expect(deliver("InvoiceSettled") == .ignored(BadgeService.unmatchedSettlement))
+            #expect(h.strandedPayments.withLock { $0 }.last?.contains("btcpay payment \(record.providerRef) was settled for another") == true)
             // BTCPay down while re-reading: nothing recorded, the redelivery is handled
             try h.fake.setBTCPayStatus(record.providerRef, "Settled", amount: "7.00")
             try h.fake.setMode("btcpay", "500")

@@ -79,7 +79,8 @@ import TestSupport
             ("2000000900000010", "starter", ["productId": "COINS_STARTER_01", "revocationDate": .number(JSONNumber(now)),
                                              "revocationReason": 0], 422, "receipt_invalid"),
             ("2000000900000011", "starter", ["productId": "COINS_STARTER_01", "type": "Non-Consumable"], 422, "receipt_invalid"),
-            ("2000000900000012", "starter", ["productId": "BADGE_SUPPORTER_01"], 422, "receipt_invalid"),
+            // A real purchase of another product (here a badge) is not the named pack, and not forged.
+            ("2000000900000012", "starter", ["productId": "BADGE_SUPPORTER_01"], 422, "pack_mismatch"),
             // The starter's transaction presented as the whale.
             ("2000000900000013", "whale", ["productId": "COINS_STARTER_01"], 422, "pack_mismatch"),
             ("2000000900000014", "starter", ["productId": "COINS_STARTER_01", "bundleId": "com.example.other"], 500, "internal"),

@@ -44,6 +44,9 @@ import TestSupport
             (#"[{"packId":"one","coins":0,"grossUsdCents":100,"appStoreProductId":"A1","playProductId":"a1"}]"#, "1...1000000"),
             ("[" + [1, 2].map { #"{"packId":"p\#($0)","coins":95,"grossUsdCents":100,"appStoreProductId":"A","playProductId":"a\#($0)"}"# }
                 .joined(separator: ",") + "]", "App Store product id A is repeated"),
+            // Play's ids are lower case: this one would make every Play purchase of the pack receipt_invalid.
+            (#"[{"packId":"one","coins":95,"grossUsdCents":100,"appStoreProductId":"A1","playProductId":"COINS_1"}]"#,
+             "pack one: playProductId COINS_1: product id does not start with a-z or 0-9"),
         ]
         for (text, reason) in mistakes {
             #expect(throws: CoinPackTableError.self, "\(text)") { try CoinPackTable.parse(Array(text.utf8), storeFeePercent: 30) }
