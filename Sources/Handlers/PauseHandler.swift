@@ -12,16 +12,19 @@ extension BadgeService {
     /// is issued while paused, and the credential the client holds stays valid until its expiry.
     /// A repeat while paused writes nothing and answers the same; `issueBadge` resumes.
     ///
-    /// A purchase a store subscription funds is paused the same way and its answer carries the
-    /// subscription as last read; the store keeps charging, and the renewal pass that resumes it
-    /// follows the pause (rule 9). One its subscription moved away from is answered `ended` and
-    /// not paused: it holds nothing.
+    /// A purchase a store subscription funds is not paused (rule 9; model 2.13, "prepaid only"):
+    /// the store keeps charging, so months held here would run out of step with its periods and
+    /// an ordinary end of the subscription would take them back. One its subscription moved away
+    /// from is answered `ended`: it holds nothing.
     func pauseBadge(key: Ed25519PublicKey, now: Timestamp) throws -> RPCResponse {
         guard let purchase = try store.read({ try $0.purchase(key: key.purchaseKeyText) }) else {
             return try store.read { try Self.invoiceOnlyAnswer(key, in: $0) }
         }
         let funding = try store.read { try $0.subscriptionFunding(purchaseId: purchase.id) }
-        if let funding, funding.movedAwayAt != nil {
+        if let funding {
+            guard funding.movedAwayAt != nil else {
+                throw BadgeServiceError.badRequest("a store subscription is paused or cancelled in the store, not here")
+            }
             let rows = try store.read { try $0.ledger(purchaseId: purchase.id) }
             return .badgeCredential(credential: nil, statement: Statement(entries: rows), receipt: nil, subscription: .ended)
         }

@@ -109,9 +109,9 @@ public func planGrantThenIssue(from tip: LedgerEntry, months: Int, credit: Ledge
 /// `charge(chargeId)` at `tip.chargeCreditDate(periodStart:)`, another badge type starting its
 /// own run, then the month due issued at `now`.
 ///
-/// On a purchase paused since `pausedSince` the grant is the resume: the pause held the charge as
-/// it holds months, so it is credited at the resume (`max(now, tip.createdAt)`), never before the
-/// pause, its months counting from there (docs/protocol.md, Pause, rule 9).
+/// On a purchase paused since `pausedSince` (a subscription's pause only an earlier version
+/// recorded: docs/protocol.md, Pause, rule 9) the grant is the resume: the pause held the charge
+/// as it holds months, so it is credited at the resume (`max(now, tip.createdAt)`).
 public func planCharge(from tip: LedgerEntry, months: Int, chargeId: String, badgeType: BadgeType,
                        periodStart: Timestamp, purchaseKey: String, now: Timestamp, pausedSince: Timestamp? = nil,
                        newId: () -> String) throws(LedgerError) -> LedgerPlan {

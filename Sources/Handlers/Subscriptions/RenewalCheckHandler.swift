@@ -17,9 +17,9 @@ extension BadgeService {
     ///   provider_unavailable with the hour.
     /// A purchase its subscription moved away from answers `ended`, with no credential.
     ///
-    /// On a paused purchase the pass is the resume (docs/protocol.md, Pause, rule 9): it runs on
-    /// the tip the pause leaves, its first row carries `wasPausedSince`, and the pause ends even
-    /// when nothing is written.
+    /// On a purchase an earlier version paused the pass is the resume (docs/protocol.md, Pause,
+    /// rule 9): it runs on the tip the pause leaves, its first row carries `wasPausedSince`, and
+    /// the pause ends even when nothing is written.
     func issueSubscriptionBadge(purchase: PurchaseRecord, funding: SubscriptionFunding, balance: Balance,
                                 now: Timestamp) throws -> RPCResponse {
         if funding.movedAwayAt != nil {
