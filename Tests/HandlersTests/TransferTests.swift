@@ -59,6 +59,8 @@ import Testing
         #expect(oldIssue.statement?.entries.map(\.entryType) == [.debit(.transferOut(toPurchaseKey: new.publicKey.purchaseKeyText))])
         let oldReplay = try s.purchase("3001", by: old, masterKey: oldMaster)
         #expect(oldReplay.issuedCredential == nil && oldReplay.subscriptionState == .ended)
+        let oldTransfer = try transfer("3001", by: old, presenting: "t1", masterKey: oldMaster)
+        #expect(oldTransfer.errorCode == nil && oldTransfer.issuedCredential == nil && oldTransfer.subscriptionState == .ended)
 
         // The new key again: the same answer, without asking.
         let reads = s.apple.reads.count
@@ -76,6 +78,9 @@ import Testing
         let again = try transfer("3001", by: third, presenting: "t2")
         #expect(again.entries?.map(\.entryType) == [.credit(.charge(chargeId: "t2")), .debit(.badge)])
         #expect(try s.checkedLedger(of: new).last?.entryType == .debit(.transferOut(toPurchaseKey: third.publicKey.purchaseKeyText)))
+        // The new key's repeat of its own transfer, its answer lost, once the subscription moved on: ended.
+        let repeated = try transfer("3001", by: new, presenting: "t1", masterKey: newMaster)
+        #expect(repeated.errorCode == nil && repeated.issuedCredential == nil && repeated.subscriptionState == .ended)
         _ = try s.checkedLedger(of: third)
     }
 

@@ -97,6 +97,9 @@ import Webhooks
         }
         #expect(h.send(.issueBadge(balance: Balance(lastEntry: opening)), by: Ed25519PrivateKey()).errorCode == .unknownPurchaseKey)
         #expect(h.send(.pauseBadge, by: Ed25519PrivateKey()).errorCode == .unknownPurchaseKey)
+        // transferBadge wants a key with no record: credited a store's payment, the key could never
+        // be credited its invoice (before the store is asked, or whether one is deployed).
+        #expect(h.send(.transferBadge(masterKey: master, payment: .apple(jws: "x.y.z")), by: key).errorCode == .badRequest)
         let pending = h.purchase(by: key, invoiceId: invoice.invoiceId, masterKey: master)
         #expect(pending.errorCode == .paymentPending)
         #expect((pending.retryAfter ?? 0) > 0)

@@ -6,11 +6,18 @@ import Schema
 import Storage
 
 extension BadgeService {
-    /// `transferBadge`: Restore on another device or profile (spec, transferBadge). App Store evidence
-    /// is verified offline and claimed by its original transaction id, the transaction presented being
-    /// required to be the subscription's latest charge; Play's is claimed by its token
+    /// `transferBadge`: Restore on another device or profile (spec, transferBadge); a key whose only
+    /// record is an invoice is refused (bad_request). App Store evidence is verified offline and
+    /// claimed by its original transaction id, the transaction presented being required to be the
+    /// subscription's latest charge; Play's is claimed by its token
     /// (``transferByGooglePlay(key:masterKey:productId:token:now:)``).
     func transferBadge(key: Ed25519PublicKey, masterKey: [UInt8], payment: Payment, now: Timestamp) throws -> RPCResponse {
+        // The spec's transferBadge requires a key the service holds no record of, and an invoice is
+        // one: credited here, the key could never be credited the invoice it may yet pay.
+        let invoiceOnly = try store.read { r in
+            try r.purchase(key: key.purchaseKeyText) == nil && !r.invoices(purchaseKey: key.purchaseKeyText).isEmpty
+        }
+        if invoiceOnly { throw BadgeServiceError.badRequest("this purchase key holds an invoice") }
         switch payment {
         case .apple(let jws):
             guard appStore != nil else { throw BadgeServiceError.providerNotConfigured("apple") }
@@ -155,13 +162,12 @@ struct TransferSnapshot {
 
     var record: SubscriptionRecord? { claim.record }
 
-    /// Already moved to (or credited to) the signing key: the same answer from the record; a key
-    /// holding another purchase: bad_request; nil when the subscription is to be moved or credited.
+    /// Already moved to (or credited to) the signing key: the same answer from the record, or
+    /// `ended` with no credential once it moved on from that key, as every command answers an old
+    /// purchase (a repeat of the request whose answer was lost); a key holding another purchase:
+    /// bad_request; nil when the subscription is to be moved or credited.
     func answerFromRecord(service: BadgeService) throws -> RPCResponse? {
         if let record, claim.purchase != nil, let funding = claim.funding, funding.subscriptionId == record.id {
-            if funding.movedAwayAt != nil {
-                throw BadgeServiceError.badRequest("this purchase key already holds a badge")
-            }
             return try claim.answerFromRecord()
         }
         if claim.purchase != nil { throw BadgeServiceError.badRequest("this purchase key already holds a badge") }
