@@ -46,4 +46,21 @@ public struct WalletRefusal: Error, Sendable, Equatable {
         self.message = message
         self.retryAfter = retryAfter
     }
+
+    /// The refusal as a client may see it: a store's refusal states its reason to the log only,
+    /// since the reason tells a guesser which check failed (a forged receipt from a refunded one)
+    /// and an outage or a refused credential tells anyone how the operator is set up.
+    var withoutReason: WalletRefusal {
+        let said: String = switch code {
+        case .receiptInvalid: "the store does not confirm this purchase"
+        case .packMismatch: "the purchase is not of the pack named"
+        case .testPurchase: "a test purchase is not credited here"
+        case .paymentPending: "the store has not completed this purchase yet; retry"
+        case .providerUnavailable: "the store could not be asked; retry"
+        case .providerNotConfigured: "this store is not configured here"
+        case .internal: "the purchase could not be confirmed; the operator's log says why"
+        default: message
+        }
+        return WalletRefusal(code, said, retryAfter: retryAfter)
+    }
 }

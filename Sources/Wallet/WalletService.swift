@@ -67,7 +67,7 @@ public final class WalletService: Sendable {
             }
         } catch {
             report("wallet: coin purchase not credited: \(error.code.rawValue): \(error.message)")
-            return WalletAnswer(error)
+            return WalletAnswer(error.withoutReason)
         }
         return credit(confirmed, account: account, now: now)
     }
