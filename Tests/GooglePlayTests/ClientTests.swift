@@ -115,6 +115,10 @@ let purchased = #"{"kind":"androidpublisher#productPurchase","purchaseTimeMillis
         fake.script("GET", subscriptionRoute, .googleError(410, "subscriptionPurchaseNoLongerAvailable"))
         let read = try withClient(fake) { client in try client.readSubscription(token: token) }
         #expect(read == .gone)
+        // A 410 that is not Google's error (a proxy's page) is not Play saying anything.
+        let page = FakeGoogle()
+        page.script("GET", subscriptionRoute, .json(410, "<html>Gone</html>"))
+        #expect(try withClient(page) { client in refusal { _ = try client.readSubscription(token: token) } }?.verdict == .providerUnavailable)
         for (status, verdict) in [(404, PlayVerdictClass.providerUnavailable), (403, .internal), (429, .providerUnavailable)] {
             let fake = FakeGoogle()
             fake.script("GET", subscriptionRoute, .googleError(status, "x"))

@@ -1,5 +1,6 @@
 import BadgeCore
 import Foundation
+import JSON
 import OutsideHTTP
 
 /// Where and how the Play Developer API is reached.
@@ -62,12 +63,19 @@ public final class GooglePlayClient: Sendable {
         try Self.acknowledgeStatus(response.status, call: "purchases.products.acknowledge")
     }
 
-    /// `purchases.subscriptionsv2.get`. A 410 (expired too long ago to read) is ``SubscriptionRead/gone``:
-    /// a first purchase answers it `receipt_invalid`, a renewal check as ended.
+    /// `purchases.subscriptionsv2.get`. A 410 (expired too long ago to read) with Google's error is
+    /// ``SubscriptionRead/gone``: a first purchase answers it `receipt_invalid`, a renewal check as ended.
     public func readSubscription(token: String) throws(PlayRefusal) -> SubscriptionRead {
         try PlayIdentifiers.checkToken(token)
         let response = try call("GET", path: "purchases/subscriptionsv2/tokens/\(token)", body: nil, doing: "reading")
-        if response.status == 410 { return .gone }
+        if response.status == 410 {
+            // Only Play's own error says so: a 410 page from something in front of it (a proxy, a
+            // wrong api_url) says nothing of the subscription, and gone ends a paid coverage.
+            guard Self.isGoogleError(response.body, code: 410) else {
+                throw .unavailable("purchases.subscriptionsv2.get answered 410 without Google's error")
+            }
+            return .gone
+        }
         try Self.readStatus(response.status, call: "purchases.subscriptionsv2.get", subscription: true)
         return .found(try PlaySubscription.read(response.body))
     }
@@ -99,6 +107,11 @@ public final class GooglePlayClient: Sendable {
         case 410 where subscription: throw .invalid("\(call) 410: expired too long ago to read")
         default: throw .unavailable("\(call) answered \(status)")
         }
+    }
+
+    /// Whether `body` is a Google API error document (`{"error":{"code":N,…}}`) of status `code`.
+    static func isGoogleError(_ body: [UInt8], code: Int) -> Bool {
+        (try? JSONValue.parse(body))?["error"]?["code"]?.numberValue?.exactInt == code
     }
 
     /// The class of a status from an acknowledgement: as for a read, with "acknowledging" in the reason.
