@@ -2,6 +2,7 @@ import BadgeCore
 import Foundation
 import GooglePlay
 import JSON
+import Locking
 import TestSupport
 import Testing
 
@@ -149,6 +150,42 @@ import Testing
             }
             fake.script("GET", Self.route, .json(200, newJWKS))
             #expect(Self.verdict(push, rotated, now: t) == nil)
+        }
+    }
+
+    /// A fetch that hangs holds no push back whose key is kept: it is answered from the set at
+    /// once, one that needs the fetch is unavailable, and the fetch still lands.
+    @Test func aSlowFetchHoldsNoPushWhoseKeyIsKept() throws {
+        let (pem, jwks) = try Self.key(kid: "k-1")
+        let (newPEM, newJWKS) = try Self.key(kid: "k-2")
+        let keys = try [jwks, newJWKS].flatMap { try #require(try JSONValue.parse(Array($0.utf8))["keys"]?.arrayValue) }
+        let both = String(decoding: JSONValue.object(["keys": .array(keys)]).serialized(), as: UTF8.self)
+        let now = Int64(Date().timeIntervalSince1970)
+        let valid = try Self.token(pem, kid: "k-1", now: now)
+        let rotated = try Self.token(newPEM, kid: "k-2", now: now)
+        let fake = FakeGoogle()
+        fake.script("GET", Self.route, .json(200, jwks, headers: ["Cache-Control": "max-age=300"]),
+                    .json(200, both, delay: 3, headers: ["Cache-Control": "max-age=300"]))
+        try fake.serve { base in
+            let push = Self.authenticator(base, floor: 60, timeout: 8)
+            #expect(Self.verdict(push, valid, now: now) == nil)
+            let slow = LockedValueBox<PushRefusal??>(nil)
+            let landed = DispatchSemaphore(value: 0)
+            DispatchQueue.global().async {
+                let verdict = Self.verdict(push, rotated, now: now + 100)
+                slow.withLock { $0 = .some(verdict) }
+                landed.signal()
+            }
+            while push.keys.fetches < 2 { Thread.sleep(forTimeInterval: 0.01) }
+            let started = Date()
+            #expect(Self.verdict(push, valid, now: now + 100) == nil)
+            #expect(Self.verdict(push, rotated, now: now + 100) == .unavailable("Google's keys are being fetched"))
+            #expect(Date().timeIntervalSince(started) < 2, "a kept key waited for the fetch")
+            #expect(slow.withLock { $0 } == nil, "the fetch ended before the kept key was asked for")
+            landed.wait()
+            #expect(slow.withLock { $0 } == .some(nil))
+            #expect(Self.verdict(push, rotated, now: now + 101) == nil)
+            #expect(push.keys.fetches == 2)
         }
     }
 }

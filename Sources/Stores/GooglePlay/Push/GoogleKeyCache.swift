@@ -24,6 +24,7 @@ public final class GoogleKeyCache: Sendable {
         var expiresAt: Int64 = 0
         var fetchedAt: Int64?
         var lastFailure: String?
+        var fetching = false
         var fetches = 0
     }
     private let state = LockedValueBox(State())
@@ -43,21 +44,30 @@ public final class GoogleKeyCache: Sendable {
     /// How many times the set was fetched (for tests and the log).
     public var fetches: Int { state.withLock { $0.fetches } }
 
-    /// The key `kid` names at `now` (Unix seconds). The lock is held across a fetch: concurrent
-    /// pushes wait for one fetch rather than each making their own.
+    /// The key `kid` names at `now` (Unix seconds). One fetch runs at a time, outside the lock:
+    /// while it runs, a push whose key is kept is answered from the set, and one that needs the
+    /// fetch is `unavailable` (Pub/Sub delivers it again) rather than waiting out Google's timeout.
     func key(id kid: String, now: Int64) throws(PushRefusal) -> RSAPublicKey {
-        let result: Result<RSAPublicKey, PushRefusal> = state.withLock { s in
+        let decided: Result<RSAPublicKey, PushRefusal>? = state.withLock { s in
             let fresh = s.keys != nil && now < s.expiresAt
             if fresh, let key = s.keys?.keys[kid] { return .success(key) }
+            if s.fetching { return .failure(.unavailable("Google's keys are being fetched")) }
             if let fetched = s.fetchedAt, now >= fetched {
                 if let failure = s.lastFailure, now - fetched < failureFloorSeconds { return .failure(.unavailable(failure)) }
                 if fresh, now - fetched < refetchFloorSeconds {
                     return .failure(.refused("the token's key id is not one of Google's current keys"))
                 }
             }
+            s.fetching = true
             s.fetchedAt = now
             s.fetches += 1
-            switch fetch() {
+            return nil
+        }
+        if let decided { return try decided.get() }
+        let fetched = fetch()
+        let result: Result<RSAPublicKey, PushRefusal> = state.withLock { s in
+            s.fetching = false
+            switch fetched {
             case .failure(let failure):
                 s.lastFailure = failure.why
                 return .failure(.unavailable(failure.why))
