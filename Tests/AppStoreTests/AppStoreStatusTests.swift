@@ -80,9 +80,10 @@ import Testing
         #expect(answer(verdict(403)) == "internal")
         let later = String((Self.now.seconds + 120) * 1000)
         #expect(verdict(429, retryAfter: later) == .unavailable(reason: "the App Store Server API answered 429", retryAfter: 120))
-        // Whatever the header says, the wait is 1 s to an hour, and a number near Int64.max does not trap.
+        // Whatever the header says, the wait is 1 s to a day, and a number near Int64.max does not trap.
         let waits: [(String, Int64?)] = [(" \(later) ", 120), (String((Self.now.seconds + 119) * 1000 + 1), 120),
-                                         (String(Int64.max), 3600), (String((Self.now.seconds + 90_000) * 1000), 3600),
+                                         (String((Self.now.seconds + 7200) * 1000), 7200),
+                                         (String(Int64.max), 86_400), (String((Self.now.seconds + 90_000) * 1000), 86_400),
                                          (String(Int64.min), 1), ("0", 1), ("soon", nil), ("", nil)]
         for (header, seconds) in waits {
             #expect(verdict(503, retryAfter: header) == .unavailable(reason: "the App Store Server API answered 503", retryAfter: seconds),

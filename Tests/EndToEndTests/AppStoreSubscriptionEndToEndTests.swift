@@ -324,10 +324,10 @@ import Testing
                 "\(leftRows)")
     }
 
-    /// An annual supporter plan paused in its first month and resumed in August
-    /// (docs/protocol.md, Pause, rule 9): the release binary under libfaketime, Apple still
-    /// reporting the plan renewing; the held months run from the resume.
-    @Test func anAnnualPlanPausedAndResumedOverSimulatedMonths() async throws {
+    /// An annual supporter plan is not paused (docs/protocol.md, Pause, rule 9): the release binary
+    /// under libfaketime refuses the pause and writes nothing, and in August the months follow
+    /// Apple's periods, Apple still reporting the plan renewing.
+    @Test func anAnnualPlanIsNotPausedAndItsMonthsFollowApplesPeriods() async throws {
         let fake = try await onOwnThread { try FakeAppStore() }
         let data = TemporaryDirectory("e2e-apple-pause")
         _ = try await onOwnThread { try Self.service(fake, in: data).stop() }
@@ -361,30 +361,26 @@ import Testing
         let boughtRows = bought.response?.statement?.entries ?? []
         #expect(boughtRows.map(\.changeMonths) == [12, -1])
 
-        // 20 January: paused. The credential issued in January (still current), the statement as
-        // it stands, the subscription as last read.
+        // 20 January: the pause is refused (the store keeps charging; the buyer pauses there) and
+        // nothing is written.
         let t1 = Timestamp(CivilDate(year: 2027, month: 1, day: 20), hour: 9)
         let paused = try await Self.at(t1, data: data, config: config) { step in try step.send(.pauseBadge, by: key) }
-        #expect(paused.status == 200, "\(paused.text)")
-        #expect(paused.response?.credential == bought.response?.credential && paused.response?.credential != nil)
-        #expect(paused.response?.reportedSubscription == .renewing)
-        #expect(paused.response?.statement?.entries == boughtRows)
+        #expect(paused.status == 400 && paused.response?.errorCode == .badRequest, "\(paused.text)")
 
-        // 10 August 12:00: issueBadge resumes. Apple is asked (a month is due from the resume) and
-        // still reports the plan renewing: the badge row ends the pause, the 11 held months from now.
+        // 10 August 12:00: Apple is asked (a month is due) and still reports the plan renewing. The
+        // months unclaimed since February ran out with Apple's periods; August's is issued, from
+        // the purchase's anchor, not from a resume.
         let t2 = Timestamp(CivilDate(year: 2027, month: 8, day: 10), hour: 12)
         try fake.setClock(unixSeconds: t2.seconds)
         let last = try #require(boughtRows.last)
-        let resumed = try await Self.at(t2, data: data, config: config) { step in try step.issue(by: key, asserting: last) }
-        #expect(resumed.status == 200, "\(resumed.text)")
-        let rows = resumed.response?.statement?.entries ?? []
-        #expect(rows.map(\.entryType) == [.debit(.badge)], "\(rows)")
-        // The fake clock runs on from each start: times within its minute.
-        let pausedAt = try #require(rows.first?.wasPausedSince), anchor = try #require(rows.first?.balanceAnchorTs)
-        #expect((t1.seconds..<t1.seconds + 60).contains(pausedAt.seconds) && (t2.seconds..<t2.seconds + 60).contains(anchor.seconds))
-        #expect(rows.first?.balanceMonths == 10 && rows.first?.balanceStartTs == addMonths(1, to: anchor))
-        #expect(resumed.response?.credential?.expiry == Timestamp(CivilDate(year: 2027, month: 9, day: 14)))
-        #expect(resumed.response?.reportedSubscription == .renewing)
+        let issued = try await Self.at(t2, data: data, config: config) { step in try step.issue(by: key, asserting: last) }
+        #expect(issued.status == 200, "\(issued.text)")
+        let rows = issued.response?.statement?.entries ?? []
+        #expect(rows.map(\.entryType) == [.debit(.lapse), .debit(.badge)], "\(rows)")
+        #expect(rows.first?.changeMonths == -6 && rows.last?.balanceMonths == 4)
+        #expect(rows.allSatisfy { $0.wasPausedSince == nil && $0.balanceAnchorTs == boughtRows.last?.balanceAnchorTs })
+        #expect(issued.response?.credential?.expiry == Timestamp(CivilDate(year: 2027, month: 9, day: 14)))
+        #expect(issued.response?.reportedSubscription == .renewing)
         #expect(try asked() == 2)
         // The client replica takes every row.
         #expect(checkLedger(boughtRows + rows, purchaseBadgeType: .supporter) == nil)

@@ -2,9 +2,9 @@ import BadgeCore
 
 /// Apple's `Retry-After` on the App Store Server API: a UNIX time in milliseconds.
 enum AppStoreRetryAfter {
-    /// The longest wait passed on: the store is asked again within the hour of its path anyway,
-    /// and a client is never told to wait years because an answer said so.
-    static let maxSeconds: Int64 = 3600
+    /// The longest wait passed on: a wait past a path's hour is Apple's to ask for, but a client is
+    /// never told to wait longer than a day because an answer said so.
+    static let maxSeconds: Int64 = 86_400
 
     /// Whole seconds from `now` to the time in `header` (rounded up, 1 … `maxSeconds`); nil when
     /// absent or not a number of milliseconds.
