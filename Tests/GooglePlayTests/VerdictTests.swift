@@ -131,7 +131,7 @@ import Testing
     }
 
     @Test func tokenEndpointClasses() throws {
-        for status in [429, 500, 503] {
+        for status in [408, 429, 500, 503] {
             do { _ = try AccessToken.fromTokenEndpoint(OutsideHTTPAnswer(status: status, body: []), now: 0); Issue.record("passed") } catch {
                 #expect(error.verdict == .providerUnavailable, "\(status)")
             }
@@ -151,5 +151,9 @@ import Testing
         let token = try AccessToken.fromTokenEndpoint(
             OutsideHTTPAnswer(status: 200, body: Array(#"{"access_token":"ya29.x","expires_in":3599,"token_type":"Bearer"}"#.utf8)), now: 1000)
         #expect(token == AccessToken(value: "ya29.x", refreshAfter: 1000 + 3599 - 300))
+        // A short lifetime is still reused for half of it, not fetched again on every call.
+        let short = try AccessToken.fromTokenEndpoint(
+            OutsideHTTPAnswer(status: 200, body: Array(#"{"access_token":"ya29.y","expires_in":240}"#.utf8)), now: 1000)
+        #expect(short.refreshAfter == 1000 + 120)
     }
 }

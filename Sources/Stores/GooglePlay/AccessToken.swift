@@ -18,13 +18,13 @@ public struct AccessToken: Sendable, Equatable {
     }
 
     /// The token endpoint's answer mapped to a token or to the spec's class, received at `now`:
-    /// 429 and 5xx are Google not answering; any other refusal, and an answer that cannot be
+    /// 408, 429 and 5xx are Google not answering; any other refusal, and an answer that cannot be
     /// read, is this service's own problem (a wrong key, clock or token URL).
     public static func fromTokenEndpoint(_ response: OutsideHTTPAnswer, now: Int64) throws(PlayRefusal) -> AccessToken {
         switch response.status {
         case 200:
             break
-        case 429, 500...599:
+        case 408, 429, 500...599:
             throw .unavailable("token endpoint answered \(response.status)")
         default:
             throw .internal("token endpoint refused the service account: \(response.status)\(oauthError(response.body))")
@@ -41,7 +41,8 @@ public struct AccessToken: Sendable, Equatable {
         guard let lifetime = object["expires_in"]?.numberValue?.exactInt, lifetime > 0 else {
             throw .internal("token endpoint answer has no positive integer expires_in")
         }
-        return AccessToken(value: token, refreshAfter: now + Int64(lifetime) - expiryMarginSeconds)
+        // A lifetime under twice the margin keeps half of it: still reused, still renewed early.
+        return AccessToken(value: token, refreshAfter: now + Int64(lifetime) - min(expiryMarginSeconds, Int64(lifetime) / 2))
     }
 
     /// `error` of an OAuth error answer, for the log (its description may quote our request).
