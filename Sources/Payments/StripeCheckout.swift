@@ -69,16 +69,28 @@ public struct StripeCheckout: PaymentProvider {
     }
 
     /// A 2xx JSON object, or the failure class of the answer: 401 and 403 refuse this
-    /// service's key (internal); every other status, and anything unreadable, is unavailability.
+    /// service's key, and 400 and 402 the request itself (an amount under Stripe's minimum), which
+    /// no retry changes (internal, Stripe's error code in the log); every other status, and
+    /// anything unreadable, is unavailability.
     static func parse(_ response: OutsideHTTPAnswer, call: String) throws(PaymentProviderError) -> JSONValue {
         switch response.status {
         case 200..<300: break
         case 401, 403: throw .refused("\(call): Stripe answered \(response.status)")
+        case 400, 402: throw .refused("\(call): Stripe answered \(response.status)\(errorCode(response.body))")
         default: throw .unavailable("\(call): Stripe answered \(response.status)")
         }
         guard let json = try? JSONParser().parse(response.body), json.objectValue != nil else {
             throw .unavailable("\(call): the answer is not a JSON object")
         }
         return json
+    }
+
+    /// Stripe's `error.code` (`amount_too_small`, …) for the log: a short token, never the message,
+    /// which may quote the request.
+    private static func errorCode(_ body: [UInt8]) -> String {
+        guard let code = (try? JSONParser().parse(body))?["error"]?["code"]?.stringValue, (1...64).contains(code.utf8.count),
+              code.utf8.allSatisfy({ $0 == UInt8(ascii: "_") || (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) })
+        else { return "" }
+        return " \(code)"
     }
 }

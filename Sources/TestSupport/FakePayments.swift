@@ -21,7 +21,7 @@ public final class FakePayments: @unchecked Sendable {
     public var url: String { "http://127.0.0.1:\(port)" }
 
     /// Sets what the fake `provider` (`stripe`, `btcpay`) answers from now on: `ok`, `500`,
-    /// `garbage`, `huge` (a success over the cap), `hugeerror` (a 503 page over it), `hang`, `401` or
+    /// `garbage`, `huge` (a success over the cap), `hugeerror` (a 503 page over it), `hang`, `400` (Stripe's `amount_too_small`), `401` or
     /// `redirect` (a 307 elsewhere on the fake, which `requests("redirected")` lists if followed).
     public func setMode(_ provider: String, _ mode: String) throws {
         _ = try post("/_control/mode", ["provider": .string(provider), "mode": .string(mode)])

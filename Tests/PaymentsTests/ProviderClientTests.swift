@@ -70,6 +70,12 @@ import Testing
     @Test func aRefusedKeyIsRefusedAndNothingAnswersUnreachable() throws {
         let wrong = StripeCheckout(account: StripeAccount(secretKey: "sk_test_wrong", successURL: "https://a", cancelURL: "https://b", api: api))
         #expect(throws: PaymentProviderError.refused("creating a Checkout Session: Stripe answered 401")) { try wrong.createPayment(request()) }
+        // A request Stripe refuses is refused again on every retry: not an outage.
+        try fake.setMode("stripe", "400")
+        #expect(throws: PaymentProviderError.refused("creating a Checkout Session: Stripe answered 400 amount_too_small")) {
+            try stripe.createPayment(request())
+        }
+        try fake.setMode("stripe", "ok")
         // a closed port: connection refused
         let nobody = StripeCheckout(account: StripeAccount(secretKey: "k", successURL: "https://a", cancelURL: "https://b",
                                                            api: OutsideAPI(baseURL: "http://127.0.0.1:1", timeoutSeconds: 1)))

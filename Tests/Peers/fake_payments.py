@@ -26,7 +26,7 @@ import stripe
 STRIPE_KEY, BTCPAY_KEY, BTCPAY_STORE = sys.argv[1], sys.argv[2], sys.argv[3]
 lock = threading.Lock()
 counter = itertools.count(1)
-modes = {"stripe": "ok", "btcpay": "ok"}  # ok | 500 | garbage | huge | hugeerror | hang | 401 | redirect
+modes = {"stripe": "ok", "btcpay": "ok"}  # ok | 500 | garbage | huge | hugeerror | hang | 400 | 401 | redirect
 sessions_by_key = {}   # Idempotency-Key -> session
 requests_seen = {"stripe": [], "btcpay": [], "redirected": []}
 btcpay_invoices = {}   # id -> invoice data
@@ -57,6 +57,9 @@ def failure(handler, provider):
     elif mode == "hang":
         time.sleep(8)
         handler.reply(500, {"late": True})
+    elif mode == "400":
+        handler.reply(400, {"error": {"type": "invalid_request_error", "code": "amount_too_small",
+                                      "message": "Amount must be at least $0.50 usd"}})
     elif mode == "401":
         handler.reply(401, {"error": {"type": "invalid_request_error", "message": "bad key"}})
     return True
