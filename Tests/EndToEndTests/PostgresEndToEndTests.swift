@@ -90,6 +90,32 @@ import Testing
         }
     }
 
+    /// An empty PostgreSQL database beside an existing key file is a database lost, as a
+    /// missing SQLite file is: refused until `init --new-database`; an older schema is
+    /// refused by the commands that do not migrate, naming the server.
+    @Test func anEmptyDatabaseBesideTheKeyFileIsRefusedUntilInitNewDatabase() throws {
+        let cluster = PostgresCluster.shared
+        let first = try configuration(cluster, try cluster.makeDatabase())
+        let data = dir.file("badge-data")
+        #expect(try CLIResult.run(["init", "--config", first, "--data", data], in: dir.url).status == 0)
+        let empty = try cluster.makeDatabase()
+        let config = try configuration(cluster, empty)
+        // serve prepares as init does; a serve not refused would run on and hang the test.
+        for command in [["init"], ["migrate"]] {
+            let refused = try CLIResult.run(command + ["--config", config, "--data", data], in: dir.url)
+            #expect(refused.status == 1, "\(command): \(refused.stderr)")
+            #expect(refused.stderr.split(separator: "\n").count == 1
+                    && refused.stderr.contains("database \(empty.redacted) is empty (schema version 0) but issuer key file \(dir.file("issuer-keys.json")) exists"),
+                    "\(command): \(refused.stderr)")
+            #expect(try PostgresDatabase.storedSchemaVersion(settings: empty) == 0)
+        }
+        let list = try CLIResult.run(["codes", "list", "--config", config, "--data", data], in: dir.url)
+        #expect(list.status == 1 && list.stderr.contains(empty.redacted) && list.stderr.contains("run badge-service migrate"), "\(list.stderr)")
+        let made = try CLIResult.run(["init", "--new-database", "--config", config, "--data", data], in: dir.url)
+        #expect(made.status == 0, "\(made.stderr)")
+        #expect(try PostgresDatabase.storedSchemaVersion(settings: empty) == SQLiteDatabase.latestSchemaVersion)
+    }
+
     /// kill -9 of one gateway during a burst of redemptions across both: every purchase is
     /// credited once and its ledger re-derives as the client's replica checks it.
     @Test func killingAGatewayMidBurstLosesAndDoublesNothing() throws {

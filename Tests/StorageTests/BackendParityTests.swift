@@ -34,7 +34,7 @@ import Testing
         #expect {
             _ = try database.open()
         } throws: { error in
-            if case StorageError.newerSchema(found: 999, supported: _) = error { return true } else { return false }
+            if case StorageError.newerSchema(path: _, found: 999, supported: _) = error { return true } else { return false }
         }
     }
 
