@@ -93,6 +93,23 @@ extension OperationsTests {
         #expect(try SQLiteDatabase.storedSchemaVersion(path: database) == SQLiteDatabase.latestSchemaVersion)
     }
 
+    /// A backup is built as DEST.partial and renamed once complete, so what an interrupted one
+    /// leaves is never taken for a backup, and is never overwritten by the next one.
+    @Test func aBackupIsBuiltUnderAPartialNameAndNeverOverAnother() throws {
+        let data = dir.file("badge-data"), backup = dir.file("backup")
+        #expect(try CLIResult.run(["init", "--data", data], in: dir.url).status == 0)
+        try FileManager.default.createDirectory(atPath: backup + ".partial", withIntermediateDirectories: false)
+        let refused = try CLIResult.run(["backup", backup, "--data", data], in: dir.url)
+        #expect(refused.status == 1 && refused.stderr.contains("backup directory \(backup).partial already exists"), "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: backup))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: backup + ".partial").isEmpty)
+        try FileManager.default.removeItem(atPath: backup + ".partial")
+        let made = try CLIResult.run(["backup", backup, "--data", data], in: dir.url)
+        #expect(made.status == 0, "\(made.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: backup + ".partial"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: backup).sorted() == ["badges.sqlite", "issuer-keys.json"])
+    }
+
     @Test func aSymbolicLinkAsTheLockFileIsRefusedAndItsTargetKept() throws {
         let data = dir.file("data"), lock = data + "/badge-service.lock", target = dir.file("elsewhere")
         #expect(try CLIResult.run(["init", "--data", data], in: dir.url).status == 0)
