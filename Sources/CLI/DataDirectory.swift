@@ -28,7 +28,10 @@ extension ServiceConfiguration {
     /// `--data` must fail, not hand out codes from a fresh database the service never reads.
     /// Only `migrate` migrates: other commands refuse a database at an older schema version.
     public func openStore(migrate: Bool = false) throws -> any OperatedStore {
-        if let postgres = try postgresSettings() { return try openPostgres(postgres, migrate: migrate) }
+        if let postgres = try postgresSettings() {
+            try refuseSQLiteBesidePostgres(postgres)
+            return try openPostgres(postgres, migrate: migrate)
+        }
         var isDirectory: ObjCBool = false
         if databasePathSetting == nil,
            !FileManager.default.fileExists(atPath: dataDirectory, isDirectory: &isDirectory) || !isDirectory.boolValue {
@@ -75,6 +78,16 @@ extension ServiceConfiguration {
         } catch {
             throw CommandFailure(error.description)
         }
+    }
+
+    /// Refuses PostgreSQL while the SQLite database holds the service's tables: its purchases
+    /// would be silently left behind.
+    func refuseSQLiteBesidePostgres(_ settings: PostgresSettings) throws {
+        var info = stat()
+        guard stat(databasePath, &info) == 0, info.st_mode & S_IFMT == S_IFREG,
+              try SQLiteDatabase.storedSchemaVersion(path: databasePath) > 0 else { return }
+        throw CommandFailure("[database] url is set (\(settings.redacted)) but SQLite database \(databasePath) holds the service's tables: "
+                             + "move its data to PostgreSQL and the file aside, or remove the url")
     }
 
     /// Connects to PostgreSQL and, with `migrate`, applies pending migrations; a failure is one
@@ -131,6 +144,7 @@ public enum DataDirectorySetup {
         let keyFileExists = lstat(config.issuerKeyFile, &info) == 0
         if let settings = try config.postgresSettings() {
             // The database is the server's; the data directory keeps the issuer keys.
+            try config.refuseSQLiteBesidePostgres(settings)
             if !besideKeyFile { try refuseEmptyDatabaseBesideKeyFile(config) }
             let store = try config.openPostgres(settings, migrate: true)
             return try finish(config, store: store, created: created)

@@ -119,6 +119,20 @@ import Testing
             #expect(!error.description.contains("leaked"))
             #expect(error.description.contains("BADGE_SERVICE_DATABASE_URL") && error.description.contains("without a password"), "\(error)")
         }
+        // An empty URL would be libpq's defaults (a local socket, the user's name): refused, in
+        // the environment and in the file alike, naming the key.
+        let emptyURL = dir.file("empty-url.ini")
+        try "[database]\nurl =\n".write(toFile: emptyURL, atomically: true, encoding: .utf8)
+        for (file, environment) in [(nil, ["BADGE_SERVICE_DATABASE_URL": ""]), (emptyURL, [:])] {
+            do {
+                let config = try ServiceConfiguration.load(file: file, environment: environment)
+                Issue.record("an empty url was accepted: \(String(describing: try? config.postgresSettings()))")
+            } catch {
+                #expect(error.description.split(separator: "\n").count == 1, "\(error)")
+                #expect(error.description.contains(file == nil ? "BADGE_SERVICE_DATABASE_URL" : "[database] url")
+                        && error.description.contains("it is empty"), "\(error)")
+            }
+        }
         #expect(throws: ConfigurationErrors.self) {
             try ServiceConfiguration.load(file: nil, environment: ["BADGE_SERVICE_DATABASE_POOL_SIZE": "0"])
         }

@@ -116,6 +116,27 @@ import Testing
         #expect(try PostgresDatabase.storedSchemaVersion(settings: empty) == SQLiteDatabase.latestSchemaVersion)
     }
 
+    /// With `[database] url` set, an SQLite database holding the service's tables in the data
+    /// directory is refused, naming both: its purchases would be silently left behind.
+    @Test func anSQLiteDatabaseWithTablesBesidePostgresIsRefused() throws {
+        let data = dir.file("badge-data"), sqlite = data + "/badges.sqlite"
+        #expect(try CLIResult.run(["init", "--data", data], in: dir.url).status == 0)
+        let database = try PostgresCluster.shared.makeDatabase()
+        let config = try configuration(PostgresCluster.shared, database)
+        for command in [["init"], ["codes", "list"]] {
+            let refused = try CLIResult.run(command + ["--config", config, "--data", data], in: dir.url)
+            #expect(refused.status == 1 && refused.stderr.split(separator: "\n").count == 1
+                    && refused.stderr.contains("[database] url is set (\(database.redacted)) but SQLite database \(sqlite) holds the service's tables"),
+                    "\(command): \(refused.stderr)")
+        }
+        #expect(try PostgresDatabase.storedSchemaVersion(settings: database) == 0)
+        // an empty file there is no data left behind
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: sqlite + suffix) }
+        #expect(FileManager.default.createFile(atPath: sqlite, contents: nil))
+        let started = try CLIResult.run(["init", "--config", config, "--data", data], in: dir.url)
+        #expect(started.status == 0, "\(started.stderr)")
+    }
+
     /// kill -9 of one gateway during a burst of redemptions across both: every purchase is
     /// credited once and its ledger re-derives as the client's replica checks it.
     @Test func killingAGatewayMidBurstLosesAndDoublesNothing() throws {
