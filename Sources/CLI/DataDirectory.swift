@@ -206,6 +206,7 @@ public enum DataDirectorySetup {
                                                                 databasePath: store.location,
                                                                 databaseHoldsPurchases: try store.holdsPurchases())
         if madeKey { created.append("created issuer key index 1 in \(config.issuerKeyFile)") }
+        try IssuerKeyFile.refuseIfChangedSinceRecorded(keyring, path: config.issuerKeyFile, store: store)
         return PreparedDataDirectory(store: store, keyring: keyring, created: created)
     }
 }

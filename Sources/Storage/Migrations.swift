@@ -276,6 +276,14 @@ enum Migrations {
             PRIMARY KEY (provider, kind, reference)
         );
         """),
+        (12, """
+        CREATE TABLE issuer_public_keys (
+            key_index    INTEGER NOT NULL CHECK (key_index BETWEEN 1 AND 8),
+            public_key   BLOB NOT NULL,
+            recorded_at  INTEGER NOT NULL,
+            PRIMARY KEY (key_index)
+        );
+        """),
     ]
 
     static var latestVersion: Int { steps.last!.version }

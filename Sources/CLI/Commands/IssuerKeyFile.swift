@@ -1,6 +1,7 @@
 import Credentials
 import Foundation
 import Glibc
+import Storage
 
 /// The service's issuer key file (format on ``IssuerKeyring``): created with key index 1 on
 /// first start, and from then on loaded and checked, refusing to start on any mismatch.
@@ -37,6 +38,15 @@ public enum IssuerKeyFile {
         }
         if case .failure(let failure) = FileSystem.writeAtomically(target, keyring.fileBytes) {
             throw CommandFailure("cannot write issuer key file \(path): \(failure.path == path ? "" : failure.path + ": ")\(failure.reason)")
+        }
+    }
+
+    /// Refuses a key file holding, under an index stored credentials were signed with, another
+    /// public key than the database recorded for it (they would stop verifying); records the rest.
+    static func refuseIfChangedSinceRecorded(_ keyring: IssuerKeyring, path: String, store: any OperatedStore) throws {
+        if let index = try store.recordIssuerKeys(keyring.publicKeysByIndex.mapValues(\.bytes), at: systemClock()) {
+            throw CommandFailure("issuer key file \(path) holds another key at index \(index) than database \(store.location) "
+                                 + "recorded, and credentials signed with it are stored: restore the key file; a new key goes at a free index")
         }
     }
 
