@@ -9,6 +9,7 @@ extension OperationsTests {
     func writeConfiguration(_ text: String, name: String = "badge-service.ini") throws -> String {
         let path = dir.file(name)
         try text.write(toFile: path, atomically: true, encoding: .utf8)
+        chmod(path, 0o600)
         return path
     }
 

@@ -21,6 +21,7 @@ import Testing
     func configuration(_ cluster: PostgresCluster, _ database: PostgresSettings) throws -> String {
         let password = dir.file("pg-password")
         try Data((cluster.password + "\n").utf8).write(to: URL(fileURLWithPath: password))
+        chmod(password, 0o600)
         let file = dir.file("badge-service-\(UUID().uuidString).ini")
         try """
             [database]

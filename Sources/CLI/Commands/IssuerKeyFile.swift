@@ -56,10 +56,7 @@ public enum IssuerKeyFile {
         guard stat(path, &info) == 0 else {
             throw CommandFailure("cannot read issuer key file \(path): \(String(cString: strerror(errno)))")
         }
-        let mode = info.st_mode & 0o777
-        if mode & 0o077 != 0 {
-            throw CommandFailure("issuer key file \(path) has mode \(String(mode, radix: 8, uppercase: false).leftPadded(to: 4)): readable by group or others; chmod 600 it")
-        }
+        try FileSystem.refuseShared(path, naming: "issuer key file")
     }
 
     static func load(path: String) throws -> IssuerKeyring {
