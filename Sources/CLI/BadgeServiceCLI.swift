@@ -128,7 +128,7 @@ struct CommonOptions {
         return CommonOptions(configuration: config)
     }
 
-    func openStore() throws -> any OperatedStore { try configuration.openStore() }
+    func openStore(migrate: Bool = false) throws -> any OperatedStore { try configuration.openStore(migrate: migrate) }
 }
 
 /// Whole seconds of the system clock: the ledger and the expiry rule work in whole seconds.

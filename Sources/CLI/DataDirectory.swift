@@ -26,8 +26,12 @@ extension ServiceConfiguration {
 
     /// Opens the existing database for an operator command. Never creates one: a mistyped
     /// `--data` must fail, not hand out codes from a fresh database the service never reads.
-    public func openStore() throws -> any OperatedStore {
-        if let postgres = try postgresSettings() { return try openPostgres(postgres) }
+    /// Only `migrate` migrates: other commands refuse a database at an older schema version.
+    public func openStore(migrate: Bool = false) throws -> any OperatedStore {
+        if let postgres = try postgresSettings() {
+            try refuseSQLiteBesidePostgres(postgres)
+            return try openPostgres(postgres, migrate: migrate)
+        }
         var isDirectory: ObjCBool = false
         if databasePathSetting == nil,
            !FileManager.default.fileExists(atPath: dataDirectory, isDirectory: &isDirectory) || !isDirectory.boolValue {
@@ -37,15 +41,15 @@ extension ServiceConfiguration {
             throw CommandFailure("no database at \(databasePath): check --data (only serve and init create one)")
         }
         guard !isDirectory.boolValue else { throw FileSystemError("open database", path: databasePath, reason: "is a directory") }
-        return try openDatabase()
+        return try openDatabase(migrate: migrate)
     }
 }
 
 extension ServiceConfiguration {
     /// The database at `databasePath` with the configured busy timeout and readers.
-    func openDatabase() throws -> SQLiteBadgeStore {
+    func openDatabase(migrate: Bool) throws -> SQLiteBadgeStore {
         try SQLiteBadgeStore(path: databasePath, busyTimeoutMilliseconds: databaseBusyTimeoutMilliseconds,
-                             readerCount: databaseReaders)
+                             readerCount: databaseReaders, migrate: migrate)
     }
 
     /// The PostgreSQL settings when `[database] url` is set (nil: SQLite), the password read
@@ -57,6 +61,7 @@ extension ServiceConfiguration {
             guard password == nil else {
                 throw CommandFailure("[database] password and password_file are both set: keep one")
             }
+            try FileSystem.refuseShared(file, naming: "[database] password_file")
             switch FileSystem.readText(file) {
             case .success(let text):
                 guard let line = text.split(whereSeparator: \.isNewline).first.map(String.init), !line.isEmpty else {
@@ -76,12 +81,27 @@ extension ServiceConfiguration {
         }
     }
 
-    /// Connects to PostgreSQL and applies pending migrations; a failure is one line naming the server.
-    func openPostgres(_ settings: PostgresSettings) throws -> PostgresBadgeStore {
+    /// Refuses PostgreSQL while the SQLite database holds the service's tables: its purchases
+    /// would be silently left behind.
+    func refuseSQLiteBesidePostgres(_ settings: PostgresSettings) throws {
+        var info = stat()
+        guard stat(databasePath, &info) == 0, info.st_mode & S_IFMT == S_IFREG,
+              try SQLiteDatabase.storedSchemaVersion(path: databasePath) > 0 else { return }
+        throw CommandFailure("[database] url is set (\(settings.redacted)) but SQLite database \(databasePath) holds the service's tables: "
+                             + "move its data to PostgreSQL and the file aside, or remove the url")
+    }
+
+    /// Connects to PostgreSQL and, with `migrate`, applies pending migrations; a failure is one
+    /// line naming the server.
+    func openPostgres(_ settings: PostgresSettings, migrate: Bool) throws -> PostgresBadgeStore {
+        try namingServer(settings) { try PostgresBadgeStore(settings: settings, migrate: migrate) }
+    }
+
+    func namingServer<T>(_ settings: PostgresSettings, _ body: () throws -> T) throws -> T {
         do {
-            return try PostgresBadgeStore(settings: settings)
+            return try body()
         } catch let error as StorageError {
-            if case .newerSchema = error { throw CommandFailure("database \(settings.redacted): \(error)") }
+            if case .newerSchema = error { throw CommandFailure(error.description) }
             throw CommandFailure("database \(settings.redacted): \(error.reasonText)")
         }
     }
@@ -121,12 +141,15 @@ public enum DataDirectorySetup {
             created.append("created data directory \(config.dataDirectory)")
         }
         try config.refuseSharedDataDirectory()
+        var info = stat()
+        let keyFileExists = lstat(config.issuerKeyFile, &info) == 0
         if let settings = try config.postgresSettings() {
             // The database is the server's; the data directory keeps the issuer keys.
-            let store = try config.openPostgres(settings)
+            try config.refuseSQLiteBesidePostgres(settings)
+            if !besideKeyFile { try refuseEmptyDatabaseBesideKeyFile(config) }
+            let store = try config.openPostgres(settings, migrate: true)
             return try finish(config, store: store, created: created)
         }
-        var info = stat()
         let newDatabase: Bool
         if stat(config.databasePath, &info) == 0 {
             guard info.st_mode & S_IFMT != S_IFDIR else { throw FileSystemError("open database", path: config.databasePath, reason: "is a directory") }
@@ -136,12 +159,11 @@ public enum DataDirectorySetup {
         } else {
             throw FileSystemError("open database", path: config.databasePath, errno: errno)
         }
-        // A key file without its database is a database lost (a bad restore, a moved file): a
-        // new one would forget every purchase while the key goes on signing.
-        if newDatabase, !besideKeyFile, lstat(config.issuerKeyFile, &info) == 0 {
-            throw CommandFailure("no database at \(config.databasePath) but issuer key file \(config.issuerKeyFile) exists: "
-                                 + "restore the database; for a new deployment whose key file was provisioned first, "
-                                 + "run badge-service init --new-database")
+        // An empty file (truncated, or made by hand) holds no purchases either: as lost as none.
+        let blank = try !newDatabase && SQLiteDatabase.storedSchemaVersion(path: config.databasePath) == 0
+        if keyFileExists, !besideKeyFile, newDatabase || blank {
+            throw lostDatabase(newDatabase ? "no database at \(config.databasePath)"
+                                           : "database \(config.databasePath) is empty (schema version 0)", config)
         }
         if newDatabase {
             // SQLite would create it 0644 (and its -wal and -shm files take the same mode).
@@ -149,9 +171,33 @@ public enum DataDirectorySetup {
             guard fd >= 0 else { throw FileSystemError("create database", path: config.databasePath, errno: errno) }
             close(fd)
         }
-        let store = try config.openDatabase()
+        let store = try config.openDatabase(migrate: true)
         if newDatabase { created.append("created database \(config.databasePath)") }
+        if blank { created.append("created the tables of empty database \(config.databasePath)") }
         return try finish(config, store: store, created: created)
+    }
+
+    /// Refuses an existing database at schema version 0 beside an existing key file, as `init`
+    /// refuses it: `migrate` would otherwise make a lost database look restored.
+    public static func refuseEmptyDatabaseBesideKeyFile(_ config: ServiceConfiguration) throws {
+        var info = stat()
+        guard lstat(config.issuerKeyFile, &info) == 0 else { return }
+        if let settings = try config.postgresSettings() {
+            if try config.namingServer(settings, { try PostgresDatabase.storedSchemaVersion(settings: settings) }) == 0 {
+                throw lostDatabase("database \(settings.redacted) is empty (schema version 0)", config)
+            }
+        } else if stat(config.databasePath, &info) == 0, info.st_mode & S_IFMT == S_IFREG,
+                  try SQLiteDatabase.storedSchemaVersion(path: config.databasePath) == 0 {
+            throw lostDatabase("database \(config.databasePath) is empty (schema version 0)", config)
+        }
+    }
+
+    /// A key file without its database is a database lost (a bad restore, a moved file): a
+    /// new one would forget every purchase while the key goes on signing.
+    private static func lostDatabase(_ what: String, _ config: ServiceConfiguration) -> CommandFailure {
+        CommandFailure("\(what) but issuer key file \(config.issuerKeyFile) exists: "
+                       + "restore the database; for a new deployment whose key file was provisioned first, "
+                       + "run badge-service init --new-database")
     }
 
     private static func finish(_ config: ServiceConfiguration, store: any OperatedStore, created: [String]) throws -> PreparedDataDirectory {
@@ -161,6 +207,7 @@ public enum DataDirectorySetup {
                                                                 databasePath: store.location,
                                                                 databaseHoldsPurchases: try store.holdsPurchases())
         if madeKey { created.append("created issuer key index 1 in \(config.issuerKeyFile)") }
+        try IssuerKeyFile.refuseIfChangedSinceRecorded(keyring, path: config.issuerKeyFile, store: store)
         return PreparedDataDirectory(store: store, keyring: keyring, created: created)
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import Handlers
 import Locking
+import Storage
 
 /// What SIGHUP does, and what a changed issuer key file does without a signal (README,
 /// Operations, Key rotation): reads the key file and the catalog again, checked as at start,
@@ -18,6 +19,7 @@ public final class ServiceReloader: Sendable {
     public let keyFile: String
     private let issuer: KeyringIssuer
     private let service: BadgeService
+    private let store: any OperatedStore
     /// Runs reloads one at a time, whichever thread asks.
     private let queue = DispatchQueue(label: "service-reload")
     /// The key file as the last reload (or the start) saw it.
@@ -25,10 +27,12 @@ public final class ServiceReloader: Sendable {
     private let watching = LockedValueBox(false)
 
     /// `issuer` holds the keys the service started with, read from `keyFile`.
-    public init(keyFile: String, issuer: KeyringIssuer, service: BadgeService) {
+    /// `store` records each index's public key (``IssuerKeyFile/refuseIfChangedSinceRecorded(_:path:store:)``).
+    public init(keyFile: String, issuer: KeyringIssuer, service: BadgeService, store: any OperatedStore) {
         self.keyFile = keyFile
         self.issuer = issuer
         self.service = service
+        self.store = store
         seen = LockedValueBox(FileSignature(path: keyFile))
     }
 
@@ -75,6 +79,9 @@ public final class ServiceReloader: Sendable {
         }
         if let index = old.changedIndexes(in: next).first {
             return .failed("\(keeping): issuer key file \(keyFile) holds another key at index \(index), which is in use; add a new key at a free index instead")
+        }
+        do { try IssuerKeyFile.refuseIfChangedSinceRecorded(next, path: keyFile, store: store) } catch {
+            return .failed("\(keeping): \(error)")
         }
         let catalog: (prices: Int, offers: Int)
         do { catalog = try service.reloadCatalog() } catch {

@@ -276,17 +276,33 @@ enum Migrations {
             PRIMARY KEY (provider, kind, reference)
         );
         """),
+        (12, """
+        CREATE TABLE issuer_public_keys (
+            key_index    INTEGER NOT NULL CHECK (key_index BETWEEN 1 AND 8),
+            public_key   BLOB NOT NULL,
+            recorded_at  INTEGER NOT NULL,
+            PRIMARY KEY (key_index)
+        );
+        """),
     ]
 
     static var latestVersion: Int { steps.last!.version }
 
-    static func apply(to conn: SQLiteConnection) throws {
+    /// The version recorded in the database: 0 for an empty file or one without the version table.
+    static func storedVersion(_ conn: SQLiteConnection) throws -> Int {
+        let hasTable = try conn.query("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").first?.int(0) ?? 0
+        guard hasTable == 1 else { return 0 }
+        return Int(try conn.query("SELECT COALESCE(MAX(version), 0) FROM schema_migrations").first?.int(0) ?? 0)
+    }
+
+    /// Applies the steps up to `version` (every step unless a test builds an older database).
+    static func apply(to conn: SQLiteConnection, path: String, through version: Int = latestVersion) throws {
         try conn.execute("""
         CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)
         """)
         let current = try conn.query("SELECT COALESCE(MAX(version), 0) FROM schema_migrations").first?.int(0) ?? 0
-        if current > latestVersion { throw StorageError.newerSchema(found: Int(current), supported: latestVersion) }
-        for step in steps where step.version > current {
+        if current > latestVersion { throw StorageError.newerSchema(path: path, found: Int(current), supported: latestVersion) }
+        for step in steps where step.version > current && step.version <= version {
             try conn.execute("BEGIN IMMEDIATE")
             do {
                 // Another process may have migrated while we waited for the lock.

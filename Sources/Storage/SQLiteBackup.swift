@@ -5,12 +5,12 @@ extension SQLiteDatabase {
     /// Copies one consistent snapshot of the database into a new file at `destination` (mode
     /// 0600) with SQLite's online backup API; writers in other processes go on meanwhile.
     public func backup(to destination: String) throws {
-        guard !FileManager.default.fileExists(atPath: destination) else {
-            throw StorageError.cannotOpen(path: destination, reason: "it already exists")
+        // O_EXCL: never replaces a file; SQLite alone would create it 0644.
+        let fd = open(destination, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            throw StorageError.cannotOpen(path: destination, reason: String(cString: strerror(errno)))
         }
-        guard FileManager.default.createFile(atPath: destination, contents: nil, attributes: [.posixPermissions: 0o600]) else {
-            throw StorageError.cannotOpen(path: destination, reason: "cannot create it")
-        }
+        close(fd)
         var target: OpaquePointer?
         let rc = sqlite3_open_v2(destination, &target, SQLITE_OPEN_READWRITE, nil)
         guard rc == SQLITE_OK, let target else {

@@ -52,11 +52,12 @@ private let ledgerCountAndAssertedSQL = """
 public final class SQLiteBadgeStore: BadgeStore {
     public let database: SQLiteDatabase
 
-    /// Opens (creating and migrating if needed) the database file at `path`; see ``SQLiteDatabase/init(path:busyTimeoutMilliseconds:readerCount:checkpointPages:)``.
+    /// Opens (creating and migrating if needed, unless `migrate` is false) the database file at
+    /// `path`; see ``SQLiteDatabase/init(path:busyTimeoutMilliseconds:readerCount:checkpointPages:migrate:)``.
     public init(path: String, busyTimeoutMilliseconds: Int = SQLiteDatabase.defaultBusyTimeoutMilliseconds, readerCount: Int = 2,
-                checkpointPages: Int32 = SQLiteDatabase.defaultCheckpointPages) throws {
+                checkpointPages: Int32 = SQLiteDatabase.defaultCheckpointPages, migrate: Bool = true) throws {
         database = try SQLiteDatabase(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds, readerCount: readerCount,
-                                      checkpointPages: checkpointPages)
+                                      checkpointPages: checkpointPages, migrate: migrate)
     }
 
     public func read<T>(_ body: (any StoreReader) throws -> T) throws -> T {

@@ -42,16 +42,28 @@ public final class SQLiteDatabase: @unchecked Sendable {
     /// Opens (creating if needed) the database at `path`, applies pending migrations and opens
     /// `readerCount` readers, each tried with a read. A write waits up to
     /// `busyTimeoutMilliseconds` for another process's lock. Past `checkpointPages` pages of
-    /// log a commit has it checkpointed in the background. Any failure is
-    /// ``StorageError/cannotOpen(path:reason:)`` naming the file, or ``StorageError/newerSchema(found:supported:)``.
+    /// log a commit has it checkpointed in the background. Without `migrate` the file must
+    /// exist at this service's schema version: it is neither created nor changed before that is
+    /// checked. Any failure is ``StorageError/cannotOpen(path:reason:)`` naming the file, or
+    /// ``StorageError/newerSchema(path:found:supported:)``.
     public init(path: String, busyTimeoutMilliseconds: Int = SQLiteDatabase.defaultBusyTimeoutMilliseconds,
-                readerCount: Int = 2, checkpointPages: Int32 = SQLiteDatabase.defaultCheckpointPages) throws {
+                readerCount: Int = 2, checkpointPages: Int32 = SQLiteDatabase.defaultCheckpointPages,
+                migrate: Bool = true) throws {
         self.path = path
         let timeout = Int32(clamping: busyTimeoutMilliseconds)
         checkpointer = WALCheckpointer(path: path, pages: checkpointPages, busyTimeoutMilliseconds: timeout)
         do {
+            if !migrate {
+                let version = try Self.storedSchemaVersion(path: path)
+                if version > Migrations.latestVersion {
+                    throw StorageError.newerSchema(path: path, found: version, supported: Migrations.latestVersion)
+                }
+                if version < Migrations.latestVersion {
+                    throw StorageError.cannotOpen(path: path, reason: "it is at schema version \(version), this service needs \(Migrations.latestVersion): run badge-service migrate")
+                }
+            }
             writer = try SQLiteConnection(path: path, readOnly: false, busyTimeoutMilliseconds: timeout)
-            try Migrations.apply(to: writer)
+            if migrate { try Migrations.apply(to: writer, path: path) }
             // 0 or less keeps SQLite's automatic checkpoint in the commit (the benchmark's baseline).
             if checkpointPages > 0 { writer.checkpointInBackground(checkpointer) }
             var opened: [SQLiteConnection] = []
@@ -270,6 +282,25 @@ extension SQLiteDatabase {
     public func schemaVersion() throws -> Int {
         Int(try read { try $0.query("SELECT COALESCE(MAX(version), 0) FROM schema_migrations").first?.int(0) ?? 0 })
     }
+
+    /// The schema version of the existing file at `path`, read on a read-only connection so
+    /// nothing is created or changed: 0 for an empty file or one without the version table.
+    public static func storedSchemaVersion(path: String) throws -> Int {
+        let conn = try SQLiteConnection(path: path, readOnly: true)
+        do {
+            return try Migrations.storedVersion(conn)
+        } catch let error as StorageError {
+            throw StorageError.cannotOpen(path: path, reason: error.reasonText)
+        }
+    }
+
+    /// A database migrated only through `version`, as an older service left it.
+    package static func createForTesting(path: String, atVersion version: Int) throws {
+        try Migrations.apply(to: try SQLiteConnection(path: path, readOnly: false), path: path, through: version)
+    }
+
+    /// The schema version of this service: what `migrate` brings a database to.
+    public static var latestSchemaVersion: Int { Migrations.latestVersion }
 
     package func executeForTesting(_ sql: String) throws {
         try write { try $0.execute(sql) }

@@ -13,8 +13,9 @@ public enum StorageError: Error, Equatable, CustomStringConvertible {
     /// A write broke a rule the code is meant to keep (a CHECK, NOT NULL or foreign-key
     /// constraint): a bug, never retried. `constraint` is SQLite's text naming it.
     case brokenInvariant(ConstraintKind, constraint: String)
-    /// The database was written by a newer version of the service.
-    case newerSchema(found: Int, supported: Int)
+    /// The database at `path` (a file, or PostgreSQL's redacted URL) was migrated by a newer
+    /// version of the service.
+    case newerSchema(path: String, found: Int, supported: Int)
     /// Stored data does not have the shape this version expects.
     case corrupt(String)
     /// Any other SQLite failure (`code` is SQLite's extended result code).
@@ -43,8 +44,8 @@ public enum StorageError: Error, Equatable, CustomStringConvertible {
             return "database \(path.map { $0 + " " } ?? "")is busy: another process held its write lock past [database] busy_timeout_ms"
         case .conflict(let constraint): return "conflicting write: \(constraint)"
         case .brokenInvariant(let kind, let constraint): return "broken invariant (\(kind.rawValue)): \(constraint)"
-        case .newerSchema(let found, let supported):
-            return "database schema version \(found) is newer than this service supports (\(supported)); upgrade the service"
+        case .newerSchema(let path, let found, let supported):
+            return "database \(path) is at schema version \(found), newer than this service supports (\(supported)): upgrade the service"
         case .corrupt(let what): return "unexpected stored data: \(what)"
         case .sqlite(let code, let message): return "sqlite error \(code): \(message)"
         case .unavailable(let reason): return "database unavailable: \(reason)"

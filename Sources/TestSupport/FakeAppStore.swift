@@ -18,6 +18,7 @@ public final class FakeAppStore: @unchecked Sendable {
         self.bundleId = bundleId
         try PeerPython.run(script: "appstore_peer.py", arguments: ["pki", files.path])
         try PeerPython.run(script: "appstore_peer.py", arguments: ["apikey", files.path])
+        chmod(files.file("key.p8"), 0o600)
         server = try PeerServer(script: "fake_appstore.py",
                                 arguments: [files.path, files.file("key.pub.pem"), keyId, issuerId, bundleId])
     }

@@ -138,7 +138,7 @@ enum ServiceAssembly {
         }
         let shown = config.listenHost.contains(":") ? "[\(config.listenHost)]" : config.listenHost
         ServiceLog.info("badge-service listening on http://\(shown):\(port) (data: \(dataDirectory), issuer key \(keyring.activeIndex))")
-        let reloader = ServiceReloader(keyFile: config.issuerKeyFile, issuer: issuer, service: service)
+        let reloader = ServiceReloader(keyFile: config.issuerKeyFile, issuer: issuer, service: service, store: store)
         reloader.watchKeyFile(every: 1)
         server.runUntilTerminated(onHangup: {
             // Standard output and error are inherited descriptors (a pipe, the journal): nothing

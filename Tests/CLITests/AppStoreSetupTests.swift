@@ -1,5 +1,6 @@
 import BadgeCore
 import CLI
+import Glibc
 import Foundation
 import Handlers
 import JSON
@@ -39,6 +40,11 @@ import Testing
         #expect(throws: SubscriptionRefusal.self) { try store.read(reference: "2000000500000002", now: now) }
 
         settings.privateKeyFile = fake.files.file("root.pem")
+        chmod(fake.files.file("root.pem"), 0o644)
+        #expect { try settings.deployment(creditsSandbox: false) } throws: {
+            "\($0)" == "[apple] private_key \(fake.files.file("root.pem")) has mode 0644: readable by group or others; chmod 600 it"
+        }
+        chmod(fake.files.file("root.pem"), 0o600)
         do {
             _ = try settings.deployment(creditsSandbox: false)
             Issue.record("a certificate taken for a .p8")

@@ -1,4 +1,5 @@
 import CLI
+import Glibc
 import HTTPServer
 import TestSupport
 import Testing
@@ -81,7 +82,36 @@ import Testing
     func write(_ text: String) throws -> String {
         let path = dir.file("badge_service.ini")
         try text.write(toFile: path, atomically: true, encoding: .utf8)
+        chmod(path, 0o600)
         return path
+    }
+
+    /// A secret file group or others may read is refused in one line naming it and its mode:
+    /// the password file, and the configuration file when it sets a secret (only then).
+    @Test func secretFilesOthersMayReadAreRefused() throws {
+        let password = dir.file("shared-password")
+        try "pw\n".write(toFile: password, atomically: true, encoding: .utf8)
+        chmod(password, 0o640)
+        let config = try ServiceConfiguration.load(file: nil, environment: [
+            "BADGE_SERVICE_DATABASE_URL": "host=db", "BADGE_SERVICE_DATABASE_PASSWORD_FILE": password,
+        ])
+        #expect { try config.postgresSettings() } throws: {
+            ($0 as? CommandFailure)?.message == "[database] password_file \(password) has mode 0640: readable by group or others; chmod 600 it"
+        }
+        chmod(password, 0o600)
+        #expect(try config.postgresSettings()?.password == "pw")
+
+        let file = try write("[rpc]\nfront_token = \(String(repeating: "t", count: 40))\n")
+        chmod(file, 0o604)
+        #expect { try ServiceConfiguration.load(file: file, environment: [:]) } throws: {
+            "\($0)" == "configuration file \(file) has mode 0604 and sets [rpc] front_token: readable by group or others; chmod 600 it, or set the secret in the environment"
+        }
+        chmod(file, 0o600)
+        _ = try ServiceConfiguration.load(file: file, environment: [:])
+        // no secret in it: any mode (a root-owned file a service user reads)
+        let plain = try write("[server]\nworkers = 2\n")
+        chmod(plain, 0o644)
+        _ = try ServiceConfiguration.load(file: plain, environment: ["BADGE_SERVICE_RPC_FRONT_TOKEN": String(repeating: "t", count: 40)])
     }
 
     /// `[database] url` selects PostgreSQL; the password comes from a file or the environment,
@@ -90,6 +120,7 @@ import Testing
         #expect(try ServiceConfiguration.load(file: nil, environment: [:]).postgresSettings() == nil)
         let passwordFile = dir.file("db-password")
         try "s3cret-pw\nignored\n".write(toFile: passwordFile, atomically: true, encoding: .utf8)
+        chmod(passwordFile, 0o600)
         let path = try write("""
             [database]
             url = postgresql://badges@db.internal:6543/badges
@@ -118,6 +149,20 @@ import Testing
         } catch {
             #expect(!error.description.contains("leaked"))
             #expect(error.description.contains("BADGE_SERVICE_DATABASE_URL") && error.description.contains("without a password"), "\(error)")
+        }
+        // An empty URL would be libpq's defaults (a local socket, the user's name): refused, in
+        // the environment and in the file alike, naming the key.
+        let emptyURL = dir.file("empty-url.ini")
+        try "[database]\nurl =\n".write(toFile: emptyURL, atomically: true, encoding: .utf8)
+        for (file, environment) in [(nil, ["BADGE_SERVICE_DATABASE_URL": ""]), (emptyURL, [:])] {
+            do {
+                let config = try ServiceConfiguration.load(file: file, environment: environment)
+                Issue.record("an empty url was accepted: \(String(describing: try? config.postgresSettings()))")
+            } catch {
+                #expect(error.description.split(separator: "\n").count == 1, "\(error)")
+                #expect(error.description.contains(file == nil ? "BADGE_SERVICE_DATABASE_URL" : "[database] url")
+                        && error.description.contains("it is empty"), "\(error)")
+            }
         }
         #expect(throws: ConfigurationErrors.self) {
             try ServiceConfiguration.load(file: nil, environment: ["BADGE_SERVICE_DATABASE_POOL_SIZE": "0"])
@@ -285,6 +330,11 @@ import Testing
         broken.google!.serviceAccountFile = notAKey
         do { _ = try broken.google!.serviceAccountKey(); Issue.record("a key file without a key was accepted") } catch {
             #expect("\(error)" == "[google] service_account: \(notAKey): private_key is not a PEM private key")
+        }
+        // readable by others: refused before it is read, naming the file and its mode
+        chmod(notAKey, 0o644)
+        #expect { try broken.google!.serviceAccountKey() } throws: {
+            ($0 as? CommandFailure)?.message == "[google] service_account \(notAKey) has mode 0644: readable by group or others; chmod 600 it"
         }
     }
 

@@ -9,6 +9,7 @@ extension OperationsTests {
     func writeConfiguration(_ text: String, name: String = "badge-service.ini") throws -> String {
         let path = dir.file(name)
         try text.write(toFile: path, atomically: true, encoding: .utf8)
+        chmod(path, 0o600)
         return path
     }
 
@@ -166,7 +167,7 @@ extension OperationsTests {
              "cannot open database \(dir.file("blocked-wal"))/badges.sqlite: unable to open database file"),
             (["serve", "--listen", "127.0.0.1:0", "--data", aFile], nil, "\(aFile)"),
             (["serve", "--listen", "127.0.0.1:0", "--data", aFile + "/sub"], nil, "\(aFile)/sub: Not a directory"),
-            (["backup", dir.file("missing/deeper")], nil, "\(dir.file("missing/deeper")): No such file or directory"),
+            (["backup", dir.file("missing/deeper")], nil, "\(dir.file("missing/deeper")).partial: No such file or directory"),
         ]
         for (index, c) in cases.enumerated() {
             var arguments = c.arguments

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Storage
 import TestSupport
 import Testing
 
@@ -34,6 +35,79 @@ extension OperationsTests {
         #expect(FileManager.default.fileExists(atPath: provisioned + "/badges.sqlite"))
         #expect(try Data(contentsOf: URL(fileURLWithPath: provisioned + "/issuer-keys.json"))
                 == Data(contentsOf: URL(fileURLWithPath: data + "/issuer-keys.json")))
+    }
+
+    /// An empty database file beside the key file is a database lost too: filling it with tables
+    /// would hide that every purchase is gone.
+    @Test func anEmptyDatabaseBesideItsKeyFileIsNeverFilled() throws {
+        let data = dir.file("data"), database = data + "/badges.sqlite"
+        #expect(try CLIResult.run(["init", "--data", data], in: dir.url).status == 0)
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: database + suffix) }
+        #expect(FileManager.default.createFile(atPath: database, contents: nil, attributes: [.posixPermissions: 0o600]))
+        for command in [["init"], ["serve", "--listen", "127.0.0.1:0"], ["migrate"]] {
+            let refused = try runBriefly(command + ["--data", data])
+            #expect(refused.status == 1, "\(command): \(refused.stderr)")
+            let lines = refused.stderr.split(separator: "\n")
+            #expect(lines.count == 1, "\(command): \(refused.stderr)")
+            #expect(lines.last?.contains("database \(database) is empty (schema version 0) but issuer key file \(data)/issuer-keys.json exists") == true,
+                    "\(command): \(refused.stderr)")
+            #expect(try FileManager.default.attributesOfItem(atPath: database)[.size] as? Int == 0, "\(command)")
+        }
+        let made = try CLIResult.run(["init", "--new-database", "--data", data], in: dir.url)
+        #expect(made.status == 0, "\(made.stderr)")
+        #expect(try SQLiteDatabase.storedSchemaVersion(path: database) == SQLiteDatabase.latestSchemaVersion)
+    }
+
+    /// Only serve, init and migrate migrate: any other command refuses a database an older
+    /// service left, naming it, and leaves it at its version.
+    @Test func onlyServeInitAndMigrateMigrateAnOlderDatabase() throws {
+        let data = dir.file("badge-data"), database = data + "/badges.sqlite", backup = dir.file("backup")
+        #expect(try CLIResult.run(["init", "--data", data], in: dir.url).status == 0)
+        let older = SQLiteDatabase.latestSchemaVersion - 1
+        func makeOlder() throws {
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: database + suffix) }
+            try SQLiteDatabase.createForTesting(path: database, atVersion: older)
+            #expect(try SQLiteDatabase.storedSchemaVersion(path: database) == older)
+        }
+        try makeOlder()
+        for command in [["codes", "list"], ["ledger", "show", "K"], ["catalog", "list"], ["backup", backup]] {
+            let refused = try CLIResult.run(command + ["--data", data], in: dir.url)
+            #expect(refused.status == 1, "\(command): \(refused.stderr)")
+            let lines = refused.stderr.split(separator: "\n")
+            #expect(lines.count == 1 && lines[0].contains(database) && lines[0].contains("schema version \(older)")
+                    && lines[0].contains("run badge-service migrate"), "\(command): \(refused.stderr)")
+            #expect(try SQLiteDatabase.storedSchemaVersion(path: database) == older, "\(command)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: backup) && !FileManager.default.fileExists(atPath: backup + ".partial"))
+
+        let initialised = try CLIResult.run(["init", "--data", data], in: dir.url)
+        #expect(initialised.status == 0, "\(initialised.stderr)")
+        #expect(try SQLiteDatabase.storedSchemaVersion(path: database) == SQLiteDatabase.latestSchemaVersion)
+        try makeOlder()
+        let migrated = try CLIResult.run(["migrate", "--data", data], in: dir.url)
+        #expect(migrated.status == 0, "\(migrated.stderr)")
+        #expect(try SQLiteDatabase.storedSchemaVersion(path: database) == SQLiteDatabase.latestSchemaVersion)
+        try makeOlder()
+        let service = try ServiceProcess(data: dir)
+        #expect(service.stop() == 0)
+        #expect(try SQLiteDatabase.storedSchemaVersion(path: database) == SQLiteDatabase.latestSchemaVersion)
+    }
+
+    /// A backup is built as DEST.partial and renamed once complete, so what an interrupted one
+    /// leaves is never taken for a backup, and is never overwritten by the next one.
+    @Test func aBackupIsBuiltUnderAPartialNameAndNeverOverAnother() throws {
+        let data = dir.file("badge-data"), backup = dir.file("backup")
+        #expect(try CLIResult.run(["init", "--data", data], in: dir.url).status == 0)
+        try FileManager.default.createDirectory(atPath: backup + ".partial", withIntermediateDirectories: false)
+        let refused = try CLIResult.run(["backup", backup, "--data", data], in: dir.url)
+        #expect(refused.status == 1 && refused.stderr.contains("backup directory \(backup).partial already exists"), "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: backup))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: backup + ".partial").isEmpty)
+        try FileManager.default.removeItem(atPath: backup + ".partial")
+        let made = try CLIResult.run(["backup", backup, "--data", data], in: dir.url)
+        #expect(made.status == 0, "\(made.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: backup + ".partial"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: backup).sorted() == ["badges.sqlite", "issuer-keys.json"])
     }
 
     @Test func aSymbolicLinkAsTheLockFileIsRefusedAndItsTargetKept() throws {

@@ -27,6 +27,7 @@ import Testing
     static func service(fakeAt base: String, in data: TemporaryDirectory, extra: String = "") throws -> ServiceProcess {
         let keyFile = data.file("play-service-account.json")
         try Data(PeerServiceAccount.shared.keyJSON.utf8).write(to: URL(fileURLWithPath: keyFile))
+        chmod(keyFile, 0o600)
         let config = data.file("badge-service.ini")
         try Data("""
         [google]

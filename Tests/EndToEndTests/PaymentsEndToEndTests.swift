@@ -42,6 +42,7 @@ import Testing
         timeout = 1
         """
         try ini.write(toFile: config, atomically: true, encoding: .utf8)
+        chmod(config, 0o600)
     }
 
     func start() throws -> ServiceProcess {
@@ -276,6 +277,7 @@ import Testing
         // everything but the webhook secret: the service could take payments it would never settle
         try "[stripe]\nsecret_key = sk_test_x\nsuccess_url = https://a.test/ok\ncancel_url = https://a.test/no\n"
             .write(toFile: config, atomically: true, encoding: .utf8)
+        chmod(config, 0o600)
         let result = try CLIResult.run(["serve", "--listen", "127.0.0.1:0", "--config", config, "--data", data.file("d")],
                                        executable: Self.binary)
         #expect(result.status != 0)

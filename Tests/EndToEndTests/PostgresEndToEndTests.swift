@@ -21,6 +21,7 @@ import Testing
     func configuration(_ cluster: PostgresCluster, _ database: PostgresSettings) throws -> String {
         let password = dir.file("pg-password")
         try Data((cluster.password + "\n").utf8).write(to: URL(fileURLWithPath: password))
+        chmod(password, 0o600)
         let file = dir.file("badge-service-\(UUID().uuidString).ini")
         try """
             [database]
@@ -88,6 +89,53 @@ import Testing
             #expect(service.stop() == 0)
             #expect(!service.stderr.contains(cluster.password))
         }
+    }
+
+    /// An empty PostgreSQL database beside an existing key file is a database lost, as a
+    /// missing SQLite file is: refused until `init --new-database`; an older schema is
+    /// refused by the commands that do not migrate, naming the server.
+    @Test func anEmptyDatabaseBesideTheKeyFileIsRefusedUntilInitNewDatabase() throws {
+        let cluster = PostgresCluster.shared
+        let first = try configuration(cluster, try cluster.makeDatabase())
+        let data = dir.file("badge-data")
+        #expect(try CLIResult.run(["init", "--config", first, "--data", data], in: dir.url).status == 0)
+        let empty = try cluster.makeDatabase()
+        let config = try configuration(cluster, empty)
+        // serve prepares as init does; a serve not refused would run on and hang the test.
+        for command in [["init"], ["migrate"]] {
+            let refused = try CLIResult.run(command + ["--config", config, "--data", data], in: dir.url)
+            #expect(refused.status == 1, "\(command): \(refused.stderr)")
+            #expect(refused.stderr.split(separator: "\n").count == 1
+                    && refused.stderr.contains("database \(empty.redacted) is empty (schema version 0) but issuer key file \(dir.file("issuer-keys.json")) exists"),
+                    "\(command): \(refused.stderr)")
+            #expect(try PostgresDatabase.storedSchemaVersion(settings: empty) == 0)
+        }
+        let list = try CLIResult.run(["codes", "list", "--config", config, "--data", data], in: dir.url)
+        #expect(list.status == 1 && list.stderr.contains(empty.redacted) && list.stderr.contains("run badge-service migrate"), "\(list.stderr)")
+        let made = try CLIResult.run(["init", "--new-database", "--config", config, "--data", data], in: dir.url)
+        #expect(made.status == 0, "\(made.stderr)")
+        #expect(try PostgresDatabase.storedSchemaVersion(settings: empty) == SQLiteDatabase.latestSchemaVersion)
+    }
+
+    /// With `[database] url` set, an SQLite database holding the service's tables in the data
+    /// directory is refused, naming both: its purchases would be silently left behind.
+    @Test func anSQLiteDatabaseWithTablesBesidePostgresIsRefused() throws {
+        let data = dir.file("badge-data"), sqlite = data + "/badges.sqlite"
+        #expect(try CLIResult.run(["init", "--data", data], in: dir.url).status == 0)
+        let database = try PostgresCluster.shared.makeDatabase()
+        let config = try configuration(PostgresCluster.shared, database)
+        for command in [["init"], ["codes", "list"]] {
+            let refused = try CLIResult.run(command + ["--config", config, "--data", data], in: dir.url)
+            #expect(refused.status == 1 && refused.stderr.split(separator: "\n").count == 1
+                    && refused.stderr.contains("[database] url is set (\(database.redacted)) but SQLite database \(sqlite) holds the service's tables"),
+                    "\(command): \(refused.stderr)")
+        }
+        #expect(try PostgresDatabase.storedSchemaVersion(settings: database) == 0)
+        // an empty file there is no data left behind
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: sqlite + suffix) }
+        #expect(FileManager.default.createFile(atPath: sqlite, contents: nil))
+        let started = try CLIResult.run(["init", "--config", config, "--data", data], in: dir.url)
+        #expect(started.status == 0, "\(started.stderr)")
     }
 
     /// kill -9 of one gateway during a burst of redemptions across both: every purchase is

@@ -131,6 +131,31 @@ import Testing
         #expect(service.stop() == 0)
     }
 
+    /// A key changed under an index a stored credential was signed with is refused however it
+    /// comes: in two reloads (the index dropped, then another key put there) or at a restart.
+    @Test func aKeyUnderASignedIndexIsNeverReplacedInStepsOrAtARestart() throws {
+        let service = try ServiceProcess(data: dir)
+        let keyFile = dir.file("badge-data/issuer-keys.json")
+        #expect(try signingIndex(service) == 1)
+        let two = try keygen().secretKey, other = try keygen().secretKey
+        try "{\"active\": 2, \"keys\": {\"2\": {\"secretKey\": \"\(two)\"}}}".write(toFile: keyFile, atomically: true, encoding: .utf8)
+        chmod(keyFile, 0o600)
+        kill(service.process.processIdentifier, SIGHUP)
+        #expect(logLine(service, containing: "issuer key 2 active (was 1), keys 2;") != nil, "\(service.stderr)")
+        let replaced = "{\"active\": 2, \"keys\": {\"1\": {\"secretKey\": \"\(other)\"}, \"2\": {\"secretKey\": \"\(two)\"}}}"
+        try replaced.write(toFile: keyFile, atomically: true, encoding: .utf8)
+        chmod(keyFile, 0o600)
+        kill(service.process.processIdentifier, SIGHUP)
+        let failed = logLine(service, containing: "reload (SIGHUP) failed, keeping issuer key 2")
+        #expect(failed?.contains("issuer key file \(keyFile) holds another key at index 1 than database") == true, "\(service.stderr)")
+        #expect(service.stop() == 0)
+
+        let refused = try CLIResult.run(["init", "--data", dir.file("badge-data")], in: dir.url)
+        #expect(refused.status == 1 && refused.stderr.split(separator: "\n").count == 1
+                && refused.stderr.contains("holds another key at index 1 than database"), "\(refused.stderr)")
+        #expect(throws: (any Error).self) { _ = try ServiceProcess(data: dir) }
+    }
+
     @Test func SIGINTWritesTheBufferedAccessLog() throws {
         let service = try ServiceProcess(data: dir)
         for _ in 0..<5 { #expect(try HTTP.request("GET", service.url + "/healthz").status == 200) }

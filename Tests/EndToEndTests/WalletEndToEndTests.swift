@@ -30,6 +30,7 @@ import Testing
                         googleExtra: String = "") throws -> ServiceProcess {
         let keyFile = data.file("play-service-account.json")
         try Data(PeerServiceAccount.shared.keyJSON.utf8).write(to: URL(fileURLWithPath: keyFile))
+        chmod(keyFile, 0o600)
         let config = data.file("badge-service.ini")
         try Data("""
         [apple]

@@ -34,8 +34,28 @@ import Testing
         #expect {
             _ = try database.open()
         } throws: { error in
-            if case StorageError.newerSchema(found: 999, supported: _) = error { return true } else { return false }
+            if case StorageError.newerSchema(path: _, found: 999, supported: _) = error { return true } else { return false }
         }
+    }
+
+    /// An index's recorded public key is replaced only while nothing signed under it is stored.
+    @Test(arguments: StoreBackend.allCases) func aRecordedIssuerKeyChangesOnlyWhileNothingWasSignedWithIt(_ backend: StoreBackend) throws {
+        let store = try #require(try backend.makeDatabase(in: dir).open() as? any OperatedStore)
+        let a = [UInt8](repeating: 1, count: 96), b = [UInt8](repeating: 2, count: 96)
+        #expect(try store.recordIssuerKeys([1: a], at: t0) == nil)
+        #expect(try store.recordIssuerKeys([1: a, 2: b], at: t0) == nil)
+        #expect(try store.recordIssuerKeys([1: b], at: t0) == nil)  // nothing signed under 1 yet
+        let p = try store.write { try $0.insertPurchase(key: "K", masterKey: [1], badgeType: .supporter, at: t0) }
+        try store.write { try $0.appendLedger(purchaseId: p.id, expectedCount: 0, entries: [entry("c", balance: 1)]) }
+        try store.write {
+            try $0.insertIssuance(IssuanceRecord(entryId: "c", purchaseId: p.id, badgeType: .supporter, periodStart: t0,
+                                                 periodEnd: t0.adding(seconds: 100), expiry: t0.adding(seconds: 200), keyIndex: 1,
+                                                 signature: [UInt8](repeating: 1, count: 80)))
+        }
+        #expect(try store.recordIssuerKeys([1: a], at: t0) == 1)
+        #expect(try store.recordIssuerKeys([2: b], at: t0) == nil)  // an index absent from the file is not forgotten
+        #expect(try store.recordIssuerKeys([1: a, 2: b], at: t0) == 1)
+        #expect(try store.recordIssuerKeys([1: b, 2: a], at: t0) == nil)  // nothing signed under 2: replaced
     }
 
     /// Eight handles append from the same tip at once: one lands, every other is a conflict.

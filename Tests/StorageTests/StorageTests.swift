@@ -363,8 +363,39 @@ import Testing
         #expect {
             _ = try SQLiteBadgeStore(path: path)
         } throws: { error in
-            if case StorageError.newerSchema(found: 999, supported: _) = error { return true } else { return false }
+            if case StorageError.newerSchema(path: _, found: 999, supported: _) = error { return true } else { return false }
         }
+    }
+
+    @Test func theNewerSchemaErrorNamesTheFile() throws {
+        let path = dir.file("newer.sqlite")
+        try SQLiteBadgeStore(path: path).database.executeForTesting("INSERT INTO schema_migrations (version, applied_at) VALUES (999, 0)")
+        for migrate in [true, false] {
+            #expect(throws: StorageError.newerSchema(path: path, found: 999, supported: SQLiteDatabase.latestSchemaVersion)) {
+                _ = try SQLiteBadgeStore(path: path, migrate: migrate)
+            }
+        }
+        #expect("\(StorageError.newerSchema(path: path, found: 999, supported: 11))".contains(path))
+    }
+
+    /// Without `migrate` an older database is refused, naming it, and left at its version; a
+    /// missing one is not created.
+    @Test func withoutMigrateAnOlderDatabaseIsRefusedAndLeftAsItIs() throws {
+        let path = dir.file("older.sqlite"), older = SQLiteDatabase.latestSchemaVersion - 1
+        try SQLiteDatabase.createForTesting(path: path, atVersion: older)
+        #expect {
+            _ = try SQLiteBadgeStore(path: path, migrate: false)
+        } throws: { error in
+            guard case StorageError.cannotOpen(path: path, let reason) = error else { return false }
+            return reason.contains("schema version \(older)") && reason.contains("run badge-service migrate")
+        }
+        #expect(try SQLiteDatabase.storedSchemaVersion(path: path) == older)
+        _ = try SQLiteBadgeStore(path: path)
+        #expect(try SQLiteDatabase.storedSchemaVersion(path: path) == SQLiteDatabase.latestSchemaVersion)
+        _ = try SQLiteBadgeStore(path: path, migrate: false)
+        let missing = dir.file("missing.sqlite")
+        #expect(throws: StorageError.self) { _ = try SQLiteBadgeStore(path: missing, migrate: false) }
+        #expect(!FileManager.default.fileExists(atPath: missing))
     }
 
     /// No commit checkpoints the log: past SQLite's automatic threshold (1,000 pages) the log

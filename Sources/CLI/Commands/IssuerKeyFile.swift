@@ -1,6 +1,7 @@
 import Credentials
 import Foundation
 import Glibc
+import Storage
 
 /// The service's issuer key file (format on ``IssuerKeyring``): created with key index 1 on
 /// first start, and from then on loaded and checked, refusing to start on any mismatch.
@@ -40,16 +41,22 @@ public enum IssuerKeyFile {
         }
     }
 
+    /// Refuses a key file holding, under an index stored credentials were signed with, another
+    /// public key than the database recorded for it (they would stop verifying); records the rest.
+    static func refuseIfChangedSinceRecorded(_ keyring: IssuerKeyring, path: String, store: any OperatedStore) throws {
+        if let index = try store.recordIssuerKeys(keyring.publicKeysByIndex.mapValues(\.bytes), at: systemClock()) {
+            throw CommandFailure("issuer key file \(path) holds another key at index \(index) than database \(store.location) "
+                                 + "recorded, and credentials signed with it are stored: restore the key file; a new key goes at a free index")
+        }
+    }
+
     /// A secret key file others may read is refused rather than used: the operator must notice.
     static func refuseIfShared(path: String) throws {
         var info = stat()
         guard stat(path, &info) == 0 else {
             throw CommandFailure("cannot read issuer key file \(path): \(String(cString: strerror(errno)))")
         }
-        let mode = info.st_mode & 0o777
-        if mode & 0o077 != 0 {
-            throw CommandFailure("issuer key file \(path) has mode \(String(mode, radix: 8, uppercase: false).leftPadded(to: 4)): readable by group or others; chmod 600 it")
-        }
+        try FileSystem.refuseShared(path, naming: "issuer key file")
     }
 
     static func load(path: String) throws -> IssuerKeyring {

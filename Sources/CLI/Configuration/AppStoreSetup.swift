@@ -39,6 +39,7 @@ extension AppleStoreSettings {
                 throw CommandFailure("[apple] \(missing.joined(separator: ", ")): required with the other App Store Server API keys (issuer_id, key_id, private_key)")
             }
             let path = privateKeyFile!
+            try FileSystem.refuseShared(path, naming: "[apple] private_key")
             switch FileSystem.read(path) {
             case .success(let bytes):
                 do { key = try AppStoreAPIKey(p8: bytes, keyId: keyID!, issuerId: issuerID!, bundleId: bundle) } catch {

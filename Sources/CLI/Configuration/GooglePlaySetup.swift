@@ -45,6 +45,7 @@ extension GooglePlaySettings {
         guard let path = serviceAccountFile, !path.isEmpty else {
             throw CommandFailure("[google] service_account: required when [google] is present (the service account's JSON key file)")
         }
+        try FileSystem.refuseShared(path, naming: "[google] service_account")
         switch FileSystem.read(path) {
         case .success(let bytes):
             do { return try ServiceAccountKey(json: bytes) } catch {

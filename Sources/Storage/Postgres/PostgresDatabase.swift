@@ -25,23 +25,29 @@ public final class PostgresDatabase: @unchecked Sendable {
 
     /// Connects once (so a wrong URL, password or server shows at start), applies pending
     /// migrations when `migrate` is set, and refuses a schema newer than this service knows
-    /// (``StorageError/newerSchema(found:supported:)``) or, without `migrate`, older.
+    /// (``StorageError/newerSchema(path:found:supported:)``) or, without `migrate`, older.
     public init(settings: PostgresSettings, migrate: Bool = true) throws {
         self.settings = settings
         permits = DispatchSemaphore(value: settings.poolSize)
         let first = try PostgresConnection(settings: settings)
         if migrate {
-            try PostgresMigrations.apply(to: first)
+            try PostgresMigrations.apply(to: first, location: settings.redacted)
         } else {
             let version = try PostgresMigrations.currentVersion(first)
             if version > Migrations.latestVersion {
-                throw StorageError.newerSchema(found: version, supported: Migrations.latestVersion)
+                throw StorageError.newerSchema(path: settings.redacted, found: version, supported: Migrations.latestVersion)
             }
             if version < Migrations.latestVersion {
                 throw StorageError.unavailable(reason: "\(settings.redacted) is at schema version \(version), this service needs \(Migrations.latestVersion): run badge-service migrate")
             }
         }
         idle.withLock { $0.append(first) }
+    }
+
+    /// The schema version of the database `settings` name, read on a connection of its own
+    /// without migrating: 0 for a database the service never migrated.
+    public static func storedSchemaVersion(settings: PostgresSettings) throws -> Int {
+        try PostgresMigrations.currentVersion(try PostgresConnection(settings: settings))
     }
 
     /// Runs `body` in one write transaction; commits if it returns, rolls back if it throws.

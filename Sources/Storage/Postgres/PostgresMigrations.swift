@@ -26,14 +26,14 @@ enum PostgresMigrations {
         return Int(try conn.query("SELECT COALESCE(MAX(version), 0) FROM schema_migrations").first?.int(0) ?? 0)
     }
 
-    /// Applies pending steps, one transaction each; throws ``StorageError/newerSchema(found:supported:)``
+    /// Applies pending steps, one transaction each; throws ``StorageError/newerSchema(path:found:supported:)``
     /// on a database a newer service migrated.
-    static func apply(to conn: PostgresConnection) throws {
+    static func apply(to conn: PostgresConnection, location: String) throws {
         try step(conn) {
             try conn.execute("CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY KEY, applied_at BIGINT NOT NULL)")
         }
         let current = try currentVersion(conn)
-        if current > Migrations.latestVersion { throw StorageError.newerSchema(found: current, supported: Migrations.latestVersion) }
+        if current > Migrations.latestVersion { throw StorageError.newerSchema(path: location, found: current, supported: Migrations.latestVersion) }
         for migration in Migrations.steps where migration.version > current {
             try step(conn) {
                 // Another instance may have migrated while we waited for the lock.

@@ -25,6 +25,8 @@ public struct PostgresSettings: Sendable, Equatable {
     public init(url: String, password: String?, poolSize: Int = PostgresSettings.defaultPoolSize,
                 connectTimeoutSeconds: Int = PostgresSettings.defaultConnectTimeoutSeconds,
                 statementTimeoutMilliseconds: Int = PostgresSettings.defaultStatementTimeoutMilliseconds) throws(PostgresSettingsError) {
+        // libpq takes an empty string as "every default": a server the operator never named.
+        guard !url.allSatisfy(\.isWhitespace) else { throw .invalidURL("it is empty (remove the key to use SQLite)") }
         var message: UnsafeMutablePointer<CChar>?
         guard let options = PQconninfoParse(url, &message) else {
             let reason = message.map { PostgresConnection.oneLine($0) } ?? "out of memory"
