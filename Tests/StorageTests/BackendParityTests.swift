@@ -170,6 +170,31 @@ import Testing
         #expect(store.readiness() == .ready)
     }
 
+    /// An instance starting while another holds the migrations' lock waits for it, however long:
+    /// `statement_timeout_ms` bounds a request's statements, not a migration step.
+    @Test func aMigrationWaitsForAnotherPastTheStatementTimeout() throws {
+        let patient = try PostgresCluster.shared.makeDatabase()
+        let hurried = try PostgresSettings(url: patient.url, password: patient.password, statementTimeoutMilliseconds: 200)
+        let holder = try PostgresBadgeStore(settings: patient)
+        let released = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            // The migrations' advisory lock key ("badges"), held by another session for 1.5 s.
+            _ = try? holder.database.executeForTesting("SELECT pg_advisory_xact_lock(108170435847539), pg_sleep(1.5)")
+            released.signal()
+        }
+        // Until the other session holds it (a loaded machine may start it late).
+        let held = [UInt8](repeating: 0, count: 7) + [1]
+        for _ in 0..<500 where try holder.database.readBlobsForTesting(
+            "SELECT int8send(count(*)) FROM pg_locks WHERE locktype = 'advisory' AND granted") != [held] {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        let started = Date()
+        let waiting = try PostgresBadgeStore(settings: hurried)
+        #expect(Date().timeIntervalSince(started) > 0.3, "the lock was not held while it migrated")
+        #expect(waiting.readiness() == .ready)
+        released.wait()
+    }
+
     /// A transaction whose connection is lost after its first statement is not run again: its
     /// COMMIT may have landed before the reply was lost. (A sequence counts the runs: nextval is
     /// not rolled back.) Only a pooled connection found dead at BEGIN is retried, on a fresh one.
