@@ -27,6 +27,22 @@ extension ServiceConfiguration {
     /// Opens the existing database for an operator command. Never creates one: a mistyped
     /// `--data` must fail, not hand out codes from a fresh database the service never reads.
     /// Only `migrate` migrates: other commands refuse a database at an older schema version.
+    /// The SQLite database as it is, for a copy: at this version's schema or an older one (a backup
+    /// taken before an upgrade migrates it), never created; the same checks as `openStore`.
+    public func openDatabaseToCopy() throws -> SQLiteDatabase {
+        var isDirectory: ObjCBool = false
+        if databasePathSetting == nil,
+           !FileManager.default.fileExists(atPath: dataDirectory, isDirectory: &isDirectory) || !isDirectory.boolValue {
+            throw CommandFailure("no data directory \(dataDirectory): check --data (only serve and init create one)")
+        }
+        guard FileManager.default.fileExists(atPath: databasePath, isDirectory: &isDirectory) else {
+            throw CommandFailure("no database at \(databasePath): check --data (only serve and init create one)")
+        }
+        guard !isDirectory.boolValue else { throw FileSystemError("open database", path: databasePath, reason: "is a directory") }
+        return try SQLiteDatabase(path: databasePath, busyTimeoutMilliseconds: databaseBusyTimeoutMilliseconds, readerCount: 1,
+                                  migrate: false, acceptingOlderSchema: true)
+    }
+
     public func openStore(migrate: Bool = false) throws -> any OperatedStore {
         if let postgres = try postgresSettings() {
             try refuseSQLiteBesidePostgres(postgres)

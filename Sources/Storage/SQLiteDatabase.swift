@@ -44,11 +44,13 @@ public final class SQLiteDatabase: @unchecked Sendable {
     /// `busyTimeoutMilliseconds` for another process's lock. Past `checkpointPages` pages of
     /// log a commit has it checkpointed in the background. Without `migrate` the file must
     /// exist at this service's schema version: it is neither created nor changed before that is
-    /// checked. Any failure is ``StorageError/cannotOpen(path:reason:)`` naming the file, or
+    /// checked; `acceptingOlderSchema` lets it be at an older one (a backup taken before an
+    /// upgrade copies pages, whatever their schema). Any failure is
+    /// ``StorageError/cannotOpen(path:reason:)`` naming the file, or
     /// ``StorageError/newerSchema(path:found:supported:)``.
     public init(path: String, busyTimeoutMilliseconds: Int = SQLiteDatabase.defaultBusyTimeoutMilliseconds,
                 readerCount: Int = 2, checkpointPages: Int32 = SQLiteDatabase.defaultCheckpointPages,
-                migrate: Bool = true) throws {
+                migrate: Bool = true, acceptingOlderSchema: Bool = false) throws {
         self.path = path
         let timeout = Int32(clamping: busyTimeoutMilliseconds)
         checkpointer = WALCheckpointer(path: path, pages: checkpointPages, busyTimeoutMilliseconds: timeout)
@@ -58,7 +60,7 @@ public final class SQLiteDatabase: @unchecked Sendable {
                 if version > Migrations.latestVersion {
                     throw StorageError.newerSchema(path: path, found: version, supported: Migrations.latestVersion)
                 }
-                if version < Migrations.latestVersion {
+                if version < Migrations.latestVersion && !(acceptingOlderSchema && version > 0) {
                     throw StorageError.cannotOpen(path: path, reason: "it is at schema version \(version), this service needs \(Migrations.latestVersion): run badge-service migrate")
                 }
             }

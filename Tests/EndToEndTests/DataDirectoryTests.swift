@@ -70,7 +70,7 @@ extension OperationsTests {
             #expect(try SQLiteDatabase.storedSchemaVersion(path: database) == older)
         }
         try makeOlder()
-        for command in [["codes", "list"], ["ledger", "show", "K"], ["catalog", "list"], ["backup", backup]] {
+        for command in [["codes", "list"], ["ledger", "show", "K"], ["catalog", "list"]] {
             let refused = try CLIResult.run(command + ["--data", data], in: dir.url)
             #expect(refused.status == 1, "\(command): \(refused.stderr)")
             let lines = refused.stderr.split(separator: "\n")
@@ -78,7 +78,13 @@ extension OperationsTests {
                     && lines[0].contains("run badge-service migrate"), "\(command): \(refused.stderr)")
             #expect(try SQLiteDatabase.storedSchemaVersion(path: database) == older, "\(command)")
         }
-        #expect(!FileManager.default.fileExists(atPath: backup) && !FileManager.default.fileExists(atPath: backup + ".partial"))
+        // A backup copies the database as it is: one taken before an upgrade keeps the old schema
+        // (older binaries refuse a newer one), and the database stays at its version. "DEST/" is DEST.
+        let copied = try CLIResult.run(["backup", backup + "/", "--data", data], in: dir.url)
+        #expect(copied.status == 0, "\(copied.stderr)")
+        #expect(try SQLiteDatabase.storedSchemaVersion(path: backup + "/badges.sqlite") == older)
+        #expect(try SQLiteDatabase.storedSchemaVersion(path: database) == older)
+        #expect(!FileManager.default.fileExists(atPath: backup + ".partial") && !FileManager.default.fileExists(atPath: backup + "/.partial"))
 
         let initialised = try CLIResult.run(["init", "--data", data], in: dir.url)
         #expect(initialised.status == 0, "\(initialised.stderr)")
@@ -100,7 +106,7 @@ extension OperationsTests {
         #expect(try CLIResult.run(["init", "--data", data], in: dir.url).status == 0)
         try FileManager.default.createDirectory(atPath: backup + ".partial", withIntermediateDirectories: false)
         let refused = try CLIResult.run(["backup", backup, "--data", data], in: dir.url)
-        #expect(refused.status == 1 && refused.stderr.contains("backup directory \(backup).partial already exists"), "\(refused.stderr)")
+        #expect(refused.status == 1 && refused.stderr.contains("\(backup).partial exists: an interrupted backup"), "\(refused.stderr)")
         #expect(!FileManager.default.fileExists(atPath: backup))
         #expect(try FileManager.default.contentsOfDirectory(atPath: backup + ".partial").isEmpty)
         try FileManager.default.removeItem(atPath: backup + ".partial")

@@ -8,7 +8,8 @@ enum BackupCommand {
         Usage: badge-service backup DEST [--config FILE] [--data DIR]
 
         Writes a new directory DEST (refused if it exists) holding a consistent copy of the
-        database, made with SQLite's online backup API while the service may be running, and a
+        database (at this version's schema or an older one, so a backup may be taken before an
+        upgrade migrates it), made with SQLite's online backup API while the service may be running, and a
         copy of the issuer key file (read after the database, so it holds every key the copy
         uses), both mode 0600. It is built as DEST.partial and renamed to DEST once complete.
         DEST is itself a data directory: restore by stopping the service and serving from it
@@ -21,27 +22,32 @@ enum BackupCommand {
     static func run(_ args: inout CommandLineArguments, environment: [String: String], output: CommandOutput) throws {
         if args.wantsHelp() { output.out(help); return }
         let common = try CommonOptions.parse(&args, environment: environment)
-        let destination = try args.requiredPositional("backup directory DEST")
+        var destination = try args.requiredPositional("backup directory DEST")
+        // "DEST/" names DEST: its partial is DEST.partial beside it, not a hidden file inside.
+        while destination.count > 1, destination.hasSuffix("/") { destination.removeLast() }
         try args.finish()
         let config = common.configuration
         if config.databaseURL != nil {
             throw CommandFailure("[database] url is set: back up PostgreSQL with pg_dump, and copy the issuer key file \(config.issuerKeyFile)")
         }
         let partial = destination + ".partial"
-        for path in [destination, partial] where FileManager.default.fileExists(atPath: path) {
-            throw CommandFailure("backup directory \(path) already exists: a backup never replaces anything")
+        if FileManager.default.fileExists(atPath: destination) {
+            throw CommandFailure("backup directory \(destination) already exists: a backup never replaces anything")
         }
-        guard let store = try config.openStore() as? SQLiteBadgeStore else {
-            throw CommandFailure("backup copies SQLite databases only")
+        if FileManager.default.fileExists(atPath: partial) {
+            throw CommandFailure("\(partial) exists: an interrupted backup (or one running now); delete it once none runs, never restore it")
         }
+        let database = try config.openDatabaseToCopy()
         let keyFile = config.issuerKeyFile
-        if case .failure(let failure) = FileSystem.makeDirectory(partial, mode: 0o700, parents: false) {
-            throw CommandFailure("cannot create backup directory \(partial): \(failure.reason)")
+        // mkdir itself, not a helper that takes an existing directory as made: a second backup to
+        // the same DEST at the same moment must not share (and then delete) this one's partial.
+        guard mkdir(partial, 0o700) == 0 else {
+            throw CommandFailure("cannot create backup directory \(partial): \(String(cString: strerror(errno)))")
         }
-        let database = (destination as NSString).appendingPathComponent("badges.sqlite")
+        let databaseCopy = (destination as NSString).appendingPathComponent("badges.sqlite")
         let keyCopy = (destination as NSString).appendingPathComponent("issuer-keys.json")
         do {
-            try store.database.backup(to: (partial as NSString).appendingPathComponent("badges.sqlite"))
+            try database.backup(to: (partial as NSString).appendingPathComponent("badges.sqlite"))
             // Read after the snapshot: a key added meanwhile may sign rows the snapshot holds,
             // and a key file newer than its database serves them all.
             let key: [UInt8]
@@ -63,6 +69,6 @@ enum BackupCommand {
             try? FileManager.default.removeItem(atPath: partial)
             throw error
         }
-        output.out("backed up \(config.databasePath) to \(database) and \(keyFile) to \(keyCopy)")
+        output.out("backed up \(config.databasePath) to \(databaseCopy) and \(keyFile) to \(keyCopy)")
     }
 }
