@@ -24,30 +24,29 @@ extension ServiceConfiguration {
         }
     }
 
-    /// Opens the existing database for an operator command. Never creates one: a mistyped
-    /// `--data` must fail, not hand out codes from a fresh database the service never reads.
-    /// Only `migrate` migrates: other commands refuse a database at an older schema version.
     /// The SQLite database as it is, for a copy: at this version's schema or an older one (a backup
     /// taken before an upgrade migrates it), never created; the same checks as `openStore`.
     public func openDatabaseToCopy() throws -> SQLiteDatabase {
-        var isDirectory: ObjCBool = false
-        if databasePathSetting == nil,
-           !FileManager.default.fileExists(atPath: dataDirectory, isDirectory: &isDirectory) || !isDirectory.boolValue {
-            throw CommandFailure("no data directory \(dataDirectory): check --data (only serve and init create one)")
-        }
-        guard FileManager.default.fileExists(atPath: databasePath, isDirectory: &isDirectory) else {
-            throw CommandFailure("no database at \(databasePath): check --data (only serve and init create one)")
-        }
-        guard !isDirectory.boolValue else { throw FileSystemError("open database", path: databasePath, reason: "is a directory") }
+        try requireSQLiteFile()
         return try SQLiteDatabase(path: databasePath, busyTimeoutMilliseconds: databaseBusyTimeoutMilliseconds, readerCount: 1,
                                   migrate: false, acceptingOlderSchema: true)
     }
 
+    /// Opens the existing database for an operator command. Never creates one: a mistyped
+    /// `--data` must fail, not hand out codes from a fresh database the service never reads.
+    /// Only `migrate` migrates: other commands refuse a database at an older schema version.
     public func openStore(migrate: Bool = false) throws -> any OperatedStore {
         if let postgres = try postgresSettings() {
             try refuseSQLiteBesidePostgres(postgres)
             return try openPostgres(postgres, migrate: migrate)
         }
+        try requireSQLiteFile()
+        return try openDatabase(migrate: migrate)
+    }
+
+    /// The data directory and the SQLite file an operator command opens exist (only serve and
+    /// init create them), or one line naming what is missing.
+    private func requireSQLiteFile() throws {
         var isDirectory: ObjCBool = false
         if databasePathSetting == nil,
            !FileManager.default.fileExists(atPath: dataDirectory, isDirectory: &isDirectory) || !isDirectory.boolValue {
@@ -57,7 +56,6 @@ extension ServiceConfiguration {
             throw CommandFailure("no database at \(databasePath): check --data (only serve and init create one)")
         }
         guard !isDirectory.boolValue else { throw FileSystemError("open database", path: databasePath, reason: "is a directory") }
-        return try openDatabase(migrate: migrate)
     }
 }
 
