@@ -18,8 +18,9 @@ public struct OutsideHTTPAnswer: Sendable, Equatable {
 }
 
 /// Why a call produced no answer the caller can read: none at all (unreachable, timed out, not
-/// HTTP, a redirect, an error page over the cap), or a success over the cap. Callers class them differently (the spec answers an outage
-/// provider_unavailable and an answer over the cap internal), so they stay apart.
+/// HTTP, a redirect, an error page over the cap), or a success over the cap. Callers class them
+/// differently (the spec answers an outage provider_unavailable and an answer over the cap
+/// internal), so they stay apart.
 public enum OutsideHTTPFailure: Error, Sendable, Equatable {
     case noAnswer(String)
     case tooLarge(Int)
@@ -122,7 +123,9 @@ private final class CappedAnswerReader: NSObject, URLSessionDataDelegate, @unche
         }
         // Only a success over the cap is the provider's answer too large to read; an error page
         // over it (a proxy's 502) says no more than an outage.
-        if overflow { throw (200..<300).contains(status) ? .tooLarge(limit) : .noAnswer("answered \(status) with a body over \(limit) bytes") }
+        if overflow {
+            throw (200..<300).contains(status) ? .tooLarge(limit) : .noAnswer("answered \(status) with a body over \(limit) bytes")
+        }
         if let failure {
             let error = failure as NSError
             throw .noAnswer(error.code == NSURLErrorTimedOut ? "timed out" : "failed (\(error.domain) \(error.code))")
