@@ -38,7 +38,7 @@ public final class PostgresDatabase: @unchecked Sendable {
                 throw StorageError.newerSchema(path: settings.redacted, found: version, supported: Migrations.latestVersion)
             }
             if version < Migrations.latestVersion {
-                throw StorageError.unavailable(reason: "\(settings.redacted) is at schema version \(version), this service needs \(Migrations.latestVersion): run badge-service migrate")
+                throw StorageError.unavailable(reason: "it is at schema version \(version), this service needs \(Migrations.latestVersion): run badge-service migrate")
             }
         }
         idle.withLock { $0.append(first) }
