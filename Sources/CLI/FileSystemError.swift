@@ -131,19 +131,20 @@ enum FileSystem {
         return .success(())
     }
 
-    /// The permission bits of `path` when group or others may read it (nil: owner-only, or it
-    /// cannot be looked at, which the read that follows reports).
-    static func sharedMode(_ path: String) -> String? {
-        var info = stat()
-        guard stat(path, &info) == 0, info.st_mode & 0o077 != 0 else { return nil }
-        return String(info.st_mode & 0o777, radix: 8).leftPadded(to: 4)
+    /// The permission bits of `path` and who outside this service may read it (nil: only the
+    /// service and the file's owner, or it cannot be looked at, which the read that follows reports).
+    static func outsideReaders(_ path: String) -> (mode: String, readers: SecretFileAccess.Reader)? {
+        guard let access = SecretFileAccess(path: path),
+              let reader = access.outsideReader(for: .current) else { return nil }
+        return (String(access.mode & 0o777, radix: 8).leftPadded(to: 4), reader)
     }
 
-    /// Refuses a secret file group or others may read rather than using it: the operator must
-    /// notice. `what` names it as the error line does (`[apple] private_key`).
+    /// Refuses a secret file someone outside this service's user and groups may read rather
+    /// than using it: the operator must notice. `what` names it as the error line does
+    /// (`[apple] private_key`).
     static func refuseShared(_ path: String, naming what: String) throws {
-        if let mode = sharedMode(path) {
-            throw CommandFailure("\(what) \(path) has mode \(mode): readable by group or others; chmod 600 it")
+        if let (mode, reader) = outsideReaders(path) {
+            throw CommandFailure("\(what) \(path) has mode \(mode): readable by \(reader.phrase); \(reader.fix)")
         }
     }
 

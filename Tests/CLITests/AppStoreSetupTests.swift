@@ -42,7 +42,7 @@ import Testing
         settings.privateKeyFile = fake.files.file("root.pem")
         chmod(fake.files.file("root.pem"), 0o644)
         #expect { try settings.deployment(creditsSandbox: false) } throws: {
-            "\($0)" == "[apple] private_key \(fake.files.file("root.pem")) has mode 0644: readable by group or others; chmod 600 it"
+            "\($0)" == "[apple] private_key \(fake.files.file("root.pem")) has mode 0644: readable by others; chmod 600 it"
         }
         chmod(fake.files.file("root.pem"), 0o600)
         do {

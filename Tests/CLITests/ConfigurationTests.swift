@@ -86,17 +86,20 @@ import Testing
         return path
     }
 
-    /// A secret file group or others may read is refused in one line naming it and its mode:
-    /// the password file, and the configuration file when it sets a secret (only then).
+    /// A secret file a group this process is not in, or others, may read is refused in one line
+    /// naming it, its mode and the reader: the password file, and the configuration file when it
+    /// sets a secret (only then).
     @Test func secretFilesOthersMayReadAreRefused() throws {
         let password = dir.file("shared-password")
         try "pw\n".write(toFile: password, atomically: true, encoding: .utf8)
         chmod(password, 0o640)
+        let outsider = try #require(SecretFileAccessTests.groupOutside())
+        #expect(chown(password, geteuid(), outsider.gid) == 0)
         let config = try ServiceConfiguration.load(file: nil, environment: [
             "BADGE_SERVICE_DATABASE_URL": "host=db", "BADGE_SERVICE_DATABASE_PASSWORD_FILE": password,
         ])
         #expect { try config.postgresSettings() } throws: {
-            ($0 as? CommandFailure)?.message == "[database] password_file \(password) has mode 0640: readable by group or others; chmod 600 it"
+            ($0 as? CommandFailure)?.message == "[database] password_file \(password) has mode 0640: readable by group \(outsider.name) (this service is not in it); chmod 600 it"
         }
         chmod(password, 0o600)
         #expect(try config.postgresSettings()?.password == "pw")
@@ -104,7 +107,7 @@ import Testing
         let file = try write("[rpc]\nfront_token = \(String(repeating: "t", count: 40))\n")
         chmod(file, 0o604)
         #expect { try ServiceConfiguration.load(file: file, environment: [:]) } throws: {
-            "\($0)" == "configuration file \(file) has mode 0604 and sets [rpc] front_token: readable by group or others; chmod 600 it, or set the secret in the environment"
+            "\($0)" == "configuration file \(file) has mode 0604 and sets [rpc] front_token: readable by others; chmod 600 it, or set the secret in the environment"
         }
         chmod(file, 0o600)
         _ = try ServiceConfiguration.load(file: file, environment: [:])
@@ -334,7 +337,7 @@ import Testing
         // readable by others: refused before it is read, naming the file and its mode
         chmod(notAKey, 0o644)
         #expect { try broken.google!.serviceAccountKey() } throws: {
-            ($0 as? CommandFailure)?.message == "[google] service_account \(notAKey) has mode 0644: readable by group or others; chmod 600 it"
+            ($0 as? CommandFailure)?.message == "[google] service_account \(notAKey) has mode 0644: readable by others; chmod 600 it"
         }
     }
 

@@ -31,8 +31,8 @@ public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
     /// `value` is already masked for a secret.
     case invalidValue(setting: String, value: String, expected: String, at: ConfigurationSource)
     case unreadable(path: String, reason: String)
-    /// The configuration file sets a secret (`key`, the first) while group or others may read it.
-    case sharedSecrets(path: String, mode: String, key: String)
+    /// The configuration file sets a secret (`key`, the first) while someone outside this service may read it.
+    case sharedSecrets(path: String, mode: String, readers: String, key: String)
     /// A present payment section without a key it needs; `at` is where the section is.
     case missingKey(section: String, key: String, at: ConfigurationSource)
     /// A key of a set that works only whole (`[apple]`'s App Store Server API key: `issuer_id`,
@@ -56,8 +56,8 @@ public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
             case .commandLine(let flag): return "\(flag) \(shown): expected \(expected)"
             }
         case .unreadable(let path, let reason): return "cannot read configuration file \(path): \(reason)"
-        case .sharedSecrets(let path, let mode, let key):
-            return "configuration file \(path) has mode \(mode) and sets \(key): readable by group or others; chmod 600 it, or set the secret in the environment"
+        case .sharedSecrets(let path, let mode, let readers, let key):
+            return "configuration file \(path) has mode \(mode) and sets \(key): readable by \(readers); chmod 600 it, or set the secret in the environment"
         case .missingKey(let section, let key, let at):
             return "\(at): [\(section)] \(key) is required when [\(section)] is present"
         case .incompleteKeySet(let section, let key, let set, let purpose, let at):

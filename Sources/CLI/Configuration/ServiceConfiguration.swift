@@ -189,12 +189,12 @@ public struct ServiceConfiguration: Sendable, Equatable {
             switch FileSystem.readText(file) {
             case .success(let text):
                 errors += config.apply(INIFile(parsing: text, path: file))
-                if let mode = FileSystem.sharedMode(file),
+                if let (mode, reader) = FileSystem.outsideReaders(file),
                    let secret = Self.keys.first(where: { key in
                        guard key.isSecret, case .file? = config.sources[key.id] else { return false }
                        return true
                    }) {
-                    errors.append(.sharedSecrets(path: file, mode: mode, key: secret.label))
+                    errors.append(.sharedSecrets(path: file, mode: mode, readers: reader.phrase, key: secret.label))
                 }
             case .failure(let failure): errors.append(.unreadable(path: file, reason: failure.reason))
             }
