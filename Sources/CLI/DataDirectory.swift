@@ -24,10 +24,24 @@ extension ServiceConfiguration {
         }
     }
 
+    /// Refuses to work on a data directory, SQLite database or key file that another user owns:
+    /// what this command wrote there (a `-wal` file, a key file) would be this user's, and the
+    /// service, running as the owner, could not open it. Root is no exception.
+    public func refuseForeignOwner() throws {
+        var paths = [("data directory", dataDirectory), ("issuer key file", issuerKeyFile)]
+        if databaseURL == nil { paths.append(("database", databasePath)) }
+        for (what, path) in paths {
+            var info = stat()
+            guard stat(path, &info) == 0, info.st_uid != geteuid() else { continue }
+            throw CommandFailure(ForeignOwner(what: what, path: path, owner: info.st_uid, runner: geteuid()).description)
+        }
+    }
+
     /// The SQLite database as it is, for a copy: at this version's schema or an older one (a backup
     /// taken before an upgrade migrates it), never created; the same checks as `openStore`.
     public func openDatabaseToCopy() throws -> SQLiteDatabase {
         try requireSQLiteFile()
+        try refuseForeignOwner()
         return try SQLiteDatabase(path: databasePath, busyTimeoutMilliseconds: databaseBusyTimeoutMilliseconds, readerCount: 1,
                                   migrate: false, acceptingOlderSchema: true)
     }
@@ -41,6 +55,7 @@ extension ServiceConfiguration {
             return try openPostgres(postgres, migrate: migrate)
         }
         try requireSQLiteFile()
+        try refuseForeignOwner()
         return try openDatabase(migrate: migrate)
     }
 
@@ -155,6 +170,7 @@ public enum DataDirectorySetup {
             created.append("created data directory \(config.dataDirectory)")
         }
         try config.refuseSharedDataDirectory()
+        try config.refuseForeignOwner()
         var info = stat()
         let keyFileExists = lstat(config.issuerKeyFile, &info) == 0
         if let settings = try config.postgresSettings() {
@@ -217,11 +233,13 @@ public enum DataDirectorySetup {
     private static func finish(_ config: ServiceConfiguration, store: any OperatedStore, created: [String]) throws -> PreparedDataDirectory {
         var created = created
         if try DefaultCatalog.seedIfEmpty(store, at: systemClock()) { created.append("seeded the default catalog") }
-        let (keyring, madeKey) = try IssuerKeyFile.loadOrCreate(path: config.issuerKeyFile,
-                                                                databasePath: store.location,
-                                                                databaseHoldsPurchases: try store.holdsPurchases())
-        if madeKey { created.append("created issuer key index 1 in \(config.issuerKeyFile)") }
-        try IssuerKeyFile.refuseIfChangedSinceRecorded(keyring, path: config.issuerKeyFile, store: store)
+        let (keyring, madeKey) = try IssuerKeyFile.loadOrCreate(path: config.issuerKeyFile, store: store)
+        if madeKey {
+            let publicKey = keyring.publicKeysByIndex[1]!.text
+            created.append("created issuer key index 1 in \(config.issuerKeyFile); its public key is \(publicKey)")
+            created.append("SimpleX clients verify badges only with the issuer public keys they are configured with "
+                           + "(released clients know SimpleX's own): configure yours with key index 1 above (badge-service issuer show prints it)")
+        }
         return PreparedDataDirectory(store: store, keyring: keyring, created: created)
     }
 }

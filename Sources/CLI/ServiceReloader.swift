@@ -1,3 +1,4 @@
+import BadgeCore
 import Credentials
 import Foundation
 import Glibc
@@ -25,6 +26,8 @@ public final class ServiceReloader: Sendable {
     /// The key file as the last reload (or the start) saw it.
     private let seen: LockedValueBox<FileSignature?>
     private let watching = LockedValueBox(false)
+    /// The last reload's failure line until a reload succeeds, and how many failed in all.
+    private let failure = LockedValueBox<(last: String?, count: Int)>((nil, 0))
 
     /// `issuer` holds the keys the service started with, read from `keyFile`.
     /// `store` records each index's public key (``IssuerKeyFile/refuseIfChangedSinceRecorded(_:path:store:)``).
@@ -62,9 +65,31 @@ public final class ServiceReloader: Sendable {
 
     public func stopWatching() { watching.withLock { $0 = false } }
 
-    /// One reload: the key file (mode, format, every secret against its public key) and the
-    /// catalog are read first; only then are both put in use.
+    /// Not ready while the last reload failed: the service runs on, but what the operator put in
+    /// place is not in use and the next start would refuse it, so a load balancer and an alert
+    /// see it now rather than at the next restart.
+    public var readiness: Readiness {
+        failure.withLock { $0.last }.map { .notReady(reason: $0) } ?? .ready
+    }
+
+    /// Reloads that failed since the start (`badge_reload_failures_total`).
+    public var failureCount: Int { failure.withLock { $0.count } }
+
+    /// One reload, its outcome kept for ``readiness`` and ``failureCount``.
     func reload(trigger: String) -> Outcome {
+        let outcome = attemptReload(trigger: trigger)
+        failure.withLock {
+            switch outcome {
+            case .reloaded: $0.last = nil
+            case .failed(let line): $0 = (line, $0.count + 1)
+            }
+        }
+        return outcome
+    }
+
+    /// The key file (mode, format, every secret against its public key) and the catalog are
+    /// read first; only then are both put in use.
+    private func attemptReload(trigger: String) -> Outcome {
         let old = issuer.keyring
         let keeping = "reload (\(trigger)) failed, keeping issuer key \(old.activeIndex)"
         // What this reload read, so the watcher does not reload it again (a failed read too:

@@ -44,8 +44,9 @@ public final class HTTPServer: Sendable {
     /// Binds one listening socket, shared by the loops (each owns a duplicate descriptor of it),
     /// starts the loop threads, and returns the bound port (the configured one, or the free port
     /// picked when it is 0). A second process on the same address fails here: no SO_REUSEPORT.
+    /// With `listener`, bound earlier on the configured address, that socket is used instead.
     @discardableResult
-    public func start() throws -> Int {
+    public func start(on listener: HTTPListener? = nil) throws -> Int {
         try lifecycle.start {
             let configuration = context.configuration
             context.table.clamp(maxConnections: DescriptorLimit.fit(connections: configuration.maxConnections,
@@ -53,7 +54,7 @@ public final class HTTPServer: Sendable {
             var listeners: [Int32] = []
             var loops: [EventLoop] = []
             do {
-                let first = try Socket.listen(host: configuration.host, port: configuration.port)
+                let first = try listener?.take() ?? Socket.listen(host: configuration.host, port: configuration.port)
                 listeners.append(first)
                 let port = Socket.boundPort(first)
                 for _ in 1..<configuration.loopCount {

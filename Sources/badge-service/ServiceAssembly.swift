@@ -49,6 +49,12 @@ enum ServiceAssembly {
             ServiceLog.warning("[wallet] allow_dev_coin_grants is on: a coin purchase without a store payload grants coins; "
                                + "switch it off wherever real money flows")
         }
+        // The address is bound before any state is made: a taken port leaves no data directory,
+        // database or key behind. Connections wait in the backlog until the loops start.
+        let listener: HTTPListener
+        do { listener = try HTTPListener(host: config.listenHost, port: config.listenPort) } catch {
+            throw CommandFailure("cannot listen on \(config.listenHost):\(config.listenPort): \(error)")
+        }
         // Printed absolute: the default data directory depends on the working directory.
         let dataDirectory = URL(fileURLWithPath: config.dataDirectory).standardizedFileURL.path
         if !FileManager.default.fileExists(atPath: config.dataDirectory) {
@@ -79,6 +85,7 @@ enum ServiceAssembly {
                                                         reportStoreNotification: { ServiceLog.info($0) },
                                                         reportStrandedPayment: { ServiceLog.warning($0) }),
                                    storeNotificationListeners: [WalletRefunds()])
+        let reloader = ServiceReloader(keyFile: config.issuerKeyFile, issuer: issuer, service: service, store: store)
         let wallet = WalletService(store: store, packs: coinPacks,
                                    stores: CoinStores(appStore: apple?.serverAPI, googlePlay: googlePlay?.client,
                                                       creditsTestPurchases: config.creditTestPurchases),
@@ -101,7 +108,8 @@ enum ServiceAssembly {
             logLinesDropped: { accessSink?.droppedLines ?? 0 },
             sources: [ProcessMetrics(), ConnectionMetrics(statistics: { madeServer.withLock { $0 }?.connectionStatistics }),
                       StoreMetrics(totals: { try store.totals() }, activeKeyIndex: { issuer.keyring.activeIndex },
-                                   databasePath: store.location)])
+                                   databasePath: store.location),
+                      ReloadMetrics(failures: { reloader.failureCount })])
         metricsCell.withLock { $0 = metrics }
         let accessLog = accessSink.map { AccessLog(sink: $0) }
         // Whatever way serve ends from here (a stop, a failed bind), what is buffered goes out.
@@ -111,7 +119,7 @@ enum ServiceAssembly {
                               metrics: metrics,
                               accessLog: accessLog, clock: systemClock,
                               readiness: {
-                                  store.readiness().and { issuer.readiness }.and {
+                                  store.readiness().and { issuer.readiness }.and { reloader.readiness }.and {
                                       madeServer.withLock { $0 }?.isShortOfDescriptors == true
                                           ? .notReady(reason: "out of file descriptors: accept failed with EMFILE/ENFILE in the last 5 s")
                                           : .ready
@@ -128,7 +136,7 @@ enum ServiceAssembly {
             responder: gateway)
         madeServer.withLock { $0 = server }
         let port: Int
-        do { port = try server.start() } catch {
+        do { port = try server.start(on: listener) } catch {
             throw CommandFailure("cannot listen on \(config.listenHost):\(config.listenPort): \(error)")
         }
         let policy = server.connectionPolicy
@@ -138,7 +146,6 @@ enum ServiceAssembly {
         }
         let shown = config.listenHost.contains(":") ? "[\(config.listenHost)]" : config.listenHost
         ServiceLog.info("badge-service listening on http://\(shown):\(port) (data: \(dataDirectory), issuer key \(keyring.activeIndex))")
-        let reloader = ServiceReloader(keyFile: config.issuerKeyFile, issuer: issuer, service: service, store: store)
         reloader.watchKeyFile(every: 1)
         server.runUntilTerminated(onHangup: {
             // Standard output and error are inherited descriptors (a pipe, the journal): nothing

@@ -154,12 +154,12 @@ import Testing
         }
         #expect(service.stop() == 0)
         let keyFile = data + "/issuer-keys.json"
-        chmod(keyFile, 0o640)
+        chmod(keyFile, 0o644)
         let refused = try runBriefly(["serve", "--listen", "127.0.0.1:0", "--data", data])
         #expect(refused.status == 1, "\(refused.stderr)")
         let lines = refused.stderr.split(separator: "\n")
         #expect(lines.count == 1, "\(refused.stderr)")
-        #expect(lines.last?.contains("issuer key file \(keyFile) has mode 0640") == true, "\(refused.stderr)")
+        #expect(lines.last?.contains("issuer key file \(keyFile) has mode 0644: readable by others") == true, "\(refused.stderr)")
         chmod(keyFile, 0o600)
         let again = try ServiceProcess(data: dir)
         #expect(again.stop() == 0)

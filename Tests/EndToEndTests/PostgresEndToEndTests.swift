@@ -18,7 +18,9 @@ import Testing
     let dir = TemporaryDirectory("e2e-postgres")
 
     /// A configuration for `database`: the URL without the password, which is in a file beside it.
-    func configuration(_ cluster: PostgresCluster, _ database: PostgresSettings) throws -> String {
+    /// With `sharedKeyFile` off, each instance keeps the key file in its own data directory, as
+    /// separate hosts do.
+    func configuration(_ cluster: PostgresCluster, _ database: PostgresSettings, sharedKeyFile: Bool = true) throws -> String {
         let password = dir.file("pg-password")
         try Data((cluster.password + "\n").utf8).write(to: URL(fileURLWithPath: password))
         chmod(password, 0o600)
@@ -29,8 +31,7 @@ import Testing
             password_file = \(password)
             pool_size = 4
             connect_timeout = 2
-            [issuer]
-            key_file = \(dir.file("issuer-keys.json"))
+            \(sharedKeyFile ? "[issuer]\nkey_file = \(dir.file("issuer-keys.json"))" : "")
             """.write(toFile: file, atomically: true, encoding: .utf8)
         return file
     }
@@ -89,6 +90,72 @@ import Testing
             #expect(service.stop() == 0)
             #expect(!service.stderr.contains(cluster.password))
         }
+    }
+
+    /// The first rollout over one database, each instance on its own empty data directory: the
+    /// second never makes a key of its own, but refuses, naming the index, the recorded key and the
+    /// fix; once given the first one's key file, both sign credentials one public key verifies.
+    @Test func aSecondInstanceOnAnEmptyDataDirectoryNeverMakesAnotherIssuerKey() throws {
+        let cluster = PostgresCluster.shared
+        let config = try configuration(cluster, try cluster.makeDatabase(), sharedKeyFile: false)
+        let a = try ServiceProcess(data: TemporaryDirectory("e2e-pg-first-a"), arguments: ["--config", config])
+        let shown = try JSONValue.parse(Array(try a.cli(["issuer", "show", "--config", config]).stdout.utf8))
+        let publicKey = try #require(shown["keys"]?["1"]?.stringValue)
+        let bData = TemporaryDirectory("e2e-pg-first-b")
+        let bKeyFile = bData.file("badge-data/issuer-keys.json")
+        do {
+            let b = try ServiceProcess(data: bData, arguments: ["--config", config])
+            Issue.record("a second instance started without the first one's key: \(b.stderr)")
+            _ = b.stop()
+        } catch {
+            #expect("\(error)".contains("issuer key file \(bKeyFile) is missing but database ") , "\(error)")
+            #expect("\(error)".contains("records issuer key index 1 (public key \(publicKey.prefix(12))…): copy the key file from the instance that made it"),
+                    "\(error)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: bKeyFile))
+        let init_ = try CLIResult.run(["init", "--config", config, "--data", bData.file("badge-data")], in: bData.url)
+        #expect(init_.status == 1 && init_.stderr.contains("records issuer key index 1"), "\(init_.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: bKeyFile))
+
+        // The fix the line names: the first instance's key file, copied.
+        try FileManager.default.copyItem(atPath: a.data.file("badge-data/issuer-keys.json"), toPath: bKeyFile)
+        let b = try ServiceProcess(data: bData, arguments: ["--config", config])
+        var credentials: [JSONValue] = []
+        for service in [a, b] {
+            let key = Ed25519PrivateKey()
+            let reply = try redeem(service, key: key, master: SecureRandom.bytes(32), code: try code(service, config: config))
+            credentials.append(try #require(reply.response?.credential, "\(reply.text)").json)
+        }
+        #expect(try BBSPeer.verify(publicKey: publicKey, credentials: credentials) == ["valid", "valid"])
+        for service in [a, b] { #expect(service.stop() == 0) }
+    }
+
+    /// Instances whose first start races over one empty database: one makes the key the database
+    /// records; every other refuses and writes no key file.
+    @Test func initsRacingOverOneEmptyDatabaseLeaveOneIssuerKey() throws {
+        let cluster = PostgresCluster.shared
+        let database = try cluster.makeDatabase()
+        let config = try configuration(cluster, database, sharedKeyFile: false)
+        let dirs = (0..<4).map { TemporaryDirectory("e2e-pg-race-\($0)") }
+        let results = LockedValueBox<[Int: CLIResult]>([:])
+        DispatchQueue.concurrentPerform(iterations: dirs.count) { i in
+            let result = try? CLIResult.run(["init", "--config", config, "--data", dirs[i].file("badge-data")], in: dirs[i].url)
+            results.withLock { $0[i] = result }
+        }
+        let all = results.withLock { $0 }
+        let made = all.filter { $0.value.status == 0 }.map(\.key)
+        #expect(made.count == 1, "\(all.mapValues(\.stderr))")
+        for (i, result) in all where result.status != 0 {
+            #expect(result.status == 1 && result.stderr.split(separator: "\n").count == 1 && result.stderr.contains("issuer key index 1 (public key "),
+                    "\(result.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: dirs[i].file("badge-data/issuer-keys.json")))
+            #expect(try FileManager.default.contentsOfDirectory(atPath: dirs[i].file("badge-data")).allSatisfy { !$0.contains("issuer-keys") })
+        }
+        let winner = try #require(made.first)
+        let shown = try JSONValue.parse(Array(try CLIResult.run(["issuer", "show", "--config", config, "--data", dirs[winner].file("badge-data")],
+                                                                in: dirs[winner].url).stdout.utf8))
+        let recorded = try PostgresBadgeStore(settings: database).recordedIssuerKeys()
+        #expect(recorded.count == 1 && recorded[1].map { Base64URL.encode($0) } == shown["keys"]?["1"]?.stringValue)
     }
 
     /// An empty PostgreSQL database beside an existing key file is a database lost, as a

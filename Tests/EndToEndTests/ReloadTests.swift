@@ -50,6 +50,13 @@ import Testing
         return nil
     }
 
+    /// `badge_reload_failures_total` as the service exports it.
+    func reloadFailures(_ service: ServiceProcess) throws -> Int {
+        let metrics = try HTTP.request("GET", service.url + "/metrics").text
+        let line = try #require(metrics.split(separator: "\n").first { $0.hasPrefix("badge_reload_failures_total ") })
+        return try #require(Int(line.split(separator: " ")[1]))
+    }
+
     @Test func activateNeedsAnExistingKeyThatCanSign() throws {
         let data = dir.file("data"), keyFile = data + "/issuer-keys.json"
         #expect(try CLIResult.run(["init", "--data", data], in: dir.url).status == 0)
@@ -96,12 +103,37 @@ import Testing
         #expect(service.process.isRunning, "\(service.stderr)")
 
         // a bad key file: one error line, the service keeps signing with key 2
+        let good = try String(contentsOfFile: keyFile, encoding: .utf8)
         try "{\"active\": 2, \"keys\": {".write(toFile: keyFile, atomically: false, encoding: .utf8)
         kill(service.process.processIdentifier, SIGHUP)
         let failed = logLine(service, containing: "reload (SIGHUP) failed, keeping issuer key 2")
         #expect(failed?.contains(keyFile) == true, "\(service.stderr)")
         #expect(try signingIndex(service) == 2)
         #expect(service.process.isRunning)
+        // not ready, with the reason, and counted, until a reload succeeds: the key file in place
+        // would stop the next start
+        let notReady = try HTTP.request("GET", service.url + "/readyz")
+        #expect(notReady.status == 503 && notReady.text.contains("failed, keeping issuer key 2"), "\(notReady.text)")
+        // the key file watcher may have reloaded the change too: one failure or two
+        let failures = try reloadFailures(service)
+        #expect(failures >= 1)
+        try "{\"active\": 2, \"keys\": {\"2\": {\"secretKey\": \"\(try keygen().secretKey)\"}}}".write(toFile: keyFile, atomically: true, encoding: .utf8)
+        chmod(keyFile, 0o600)
+        kill(service.process.processIdentifier, SIGHUP)
+        #expect(logLine(service, containing: "reload (SIGHUP) failed, keeping issuer key 2: issuer key file \(keyFile) holds another key at index 2") != nil,
+                "\(service.stderr)")
+        #expect(try HTTP.request("GET", service.url + "/readyz").status == 503)
+        let more = try reloadFailures(service)
+        #expect(more > failures)
+        let reloadsBefore = service.stderr.components(separatedBy: "reloaded (").count
+        try good.write(toFile: keyFile, atomically: true, encoding: .utf8)
+        chmod(keyFile, 0o600)
+        kill(service.process.processIdentifier, SIGHUP)
+        let deadline = Date().addingTimeInterval(5)
+        while service.stderr.components(separatedBy: "reloaded (").count == reloadsBefore, Date() < deadline { usleep(20_000) }
+        #expect(service.stderr.components(separatedBy: "reloaded (").count > reloadsBefore, "\(service.stderr)")
+        #expect(try HTTP.request("GET", service.url + "/readyz").status == 200)
+        #expect(try reloadFailures(service) == more, "a success is not a failure")
 
         #expect(service.stop() == 0, "\(service.stderr)")
         // every request's access line was written before the exit
@@ -147,19 +179,20 @@ import Testing
         chmod(keyFile, 0o600)
         kill(service.process.processIdentifier, SIGHUP)
         let failed = logLine(service, containing: "reload (SIGHUP) failed, keeping issuer key 2")
-        #expect(failed?.contains("issuer key file \(keyFile) holds another key at index 1 than database") == true, "\(service.stderr)")
+        #expect(failed?.contains("issuer key file \(keyFile) holds key index 1 with public key ") == true
+                && failed?.contains("for it: copy the key file from the instance that made it") == true, "\(service.stderr)")
         #expect(service.stop() == 0)
 
         let refused = try CLIResult.run(["init", "--data", dir.file("badge-data")], in: dir.url)
         #expect(refused.status == 1 && refused.stderr.split(separator: "\n").count == 1
-                && refused.stderr.contains("holds another key at index 1 than database"), "\(refused.stderr)")
+                && refused.stderr.contains("holds key index 1 with public key "), "\(refused.stderr)")
         // serve refuses to start, for that reason (not any start failure).
         do {
             let started = try ServiceProcess(data: dir)
             Issue.record("serve started with another key at a signed index")
             _ = started.stop()
         } catch {
-            #expect("\(error)".contains("holds another key at index 1 than database"), "\(error)")
+            #expect("\(error)".contains("holds key index 1 with public key "), "\(error)")
         }
     }
 

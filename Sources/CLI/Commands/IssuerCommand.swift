@@ -14,8 +14,10 @@ enum IssuerCommand {
                                      the service's public keys by index, as clients configure them:
                                      {"active": N, "keys": {"N": "<public key>", …}}
           add --index N [--secret-key-file FILE] [--activate] [--config FILE] [--data DIR]
-                                     add a key at index 1-8 (generated unless a key file is given);
-                                     with --activate, new credentials are signed with it
+                                     add a key at index 1-8 (generated unless a key file is given),
+                                     recorded in the database first: an index the database records
+                                     with another key (another instance's) is refused; with
+                                     --activate, new credentials are signed with it
           activate --index N [--config FILE] [--data DIR]
                                      sign new credentials with the key at index N (it must hold a
                                      secret key); a running serve uses it within a second or on SIGHUP
@@ -46,12 +48,16 @@ enum IssuerCommand {
             let common = try CommonOptions.parse(&args, environment: environment)
             try args.finish()
             let path = common.configuration.issuerKeyFile
+            try common.configuration.refuseForeignOwner()
             let current = try IssuerKeyFile.load(path: path)
             guard current.entries[index] == nil else { throw CommandFailure("index \(index) already has a key") }
             let secret = try secretFile.map { try IssuerSecretKey(text: readSecretKey($0)) } ?? IssuerSecretKey.generate()
             var keys = current.entries.mapValues { (secretKey: $0.secretKey, publicKey: Optional($0.publicKey)) }
             keys[index] = (secret, secret.publicKey)
             let updated = try IssuerKeyring(active: activate ? index : current.activeIndex, keys: keys)
+            // Recorded before the file holds it, so nothing is ever signed with a key the
+            // database does not know; another instance's key at this index refuses this one.
+            try IssuerKeyFile.refuseIfChangedSinceRecorded(updated, path: path, store: try common.openStore())
             try IssuerKeyFile.save(updated, path: path)
             output.out(show(updated).text(.spaced))
         case "activate":
@@ -59,6 +65,7 @@ enum IssuerCommand {
             let common = try CommonOptions.parse(&args, environment: environment)
             try args.finish()
             let path = common.configuration.issuerKeyFile
+            try common.configuration.refuseForeignOwner()
             let current = try IssuerKeyFile.load(path: path)
             let updated = try activate(index: index, in: current, path: path)
             // Already active: the file stays as it is (and a running serve sees no change).

@@ -1,3 +1,4 @@
+import BadgeCore
 import Credentials
 import Foundation
 import Glibc
@@ -6,26 +7,49 @@ import Storage
 /// The service's issuer key file (format on ``IssuerKeyring``): created with key index 1 on
 /// first start, and from then on loaded and checked, refusing to start on any mismatch.
 public enum IssuerKeyFile {
-    /// Loads the key file, or creates it with a fresh key at index 1 when it does not exist and
-    /// the database has never sold anything: credentials already issued were signed with a key
-    /// that a new one would silently replace.
-    public static func loadOrCreate(path: String, databasePath: String, databaseHoldsPurchases: Bool) throws
-        -> (keyring: IssuerKeyring, created: Bool) {
-        let url = URL(fileURLWithPath: path)
+    /// Loads the key file and records its public keys in the database; with no key file, creates
+    /// one with a fresh key at index 1, but only for a database that records no key and holds no
+    /// purchase. Every instance over one database so signs with the key the database recorded.
+    public static func loadOrCreate(path: String, store: any OperatedStore) throws -> (keyring: IssuerKeyring, created: Bool) {
         if FileManager.default.fileExists(atPath: path) {
             try refuseIfShared(path: path)
-            return (try load(path: path), false)
+            let keyring = try load(path: path)
+            try refuseIfChangedSinceRecorded(keyring, path: path, store: store)
+            return (keyring, false)
         }
-        guard !databaseHoldsPurchases else {
-            throw CommandFailure("issuer key file \(path) is missing but \(databasePath) holds purchases: restore the key file (a new key would invalidate every credential issued)")
+        if let (index, key) = try store.recordedIssuerKeys().min(by: { $0.key < $1.key }) {
+            throw CommandFailure("issuer key file \(path) is missing but database \(store.location) records issuer key index \(index) "
+                                 + "(public key \(prefix(key))…): copy the key file from the instance that made it "
+                                 + "(a new key would sign credentials that fail under the recorded one)")
         }
+        guard try !store.holdsPurchases() else {
+            throw CommandFailure("issuer key file \(path) is missing but \(store.location) holds purchases: restore the key file (a new key would invalidate every credential issued)")
+        }
+        let url = URL(fileURLWithPath: path)
         if case .failure(let failure) = FileSystem.makeDirectory(url.deletingLastPathComponent().path, mode: 0o700, parents: true) {
             throw CommandFailure("cannot create issuer key file \(path): \(failure)")
         }
         let keyring = try IssuerKeyring(index: 1, secretKey: IssuerSecretKey.generate())
-        try save(keyring, path: path)
+        // Written aside first and put in place only once the database recorded it: of two
+        // instances starting at once over one database, the one whose key lost writes nothing.
+        let aside = path + ".new-\(getpid())"
+        if case .failure(let failure) = FileSystem.writeAtomically(aside, keyring.fileBytes) {
+            throw CommandFailure("cannot write issuer key file \(path): \(failure.path == aside ? "" : failure.path + ": ")\(failure.reason)")
+        }
+        defer { unlink(aside) }
+        if let conflict = try store.recordIssuerKeys(keyring.publicKeysByIndex.mapValues(\.bytes), at: systemClock()) {
+            throw CommandFailure("database \(store.location) recorded issuer key index \(conflict.index) (public key \(prefix(conflict.recorded))…) "
+                                 + "as this start made another: another instance made it first; copy its key file to \(path)")
+        }
+        // link, not rename: a key file that appeared meanwhile is never replaced.
+        guard link(aside, path) == 0 else {
+            throw FileSystemError("create issuer key file", path: path, errno: errno)
+        }
         return (keyring, true)
     }
+
+    /// The first characters of a public key's text, enough to tell two keys apart in a log line.
+    static func prefix(_ publicKey: [UInt8]) -> String { String(Base64URL.encode(publicKey).prefix(12)) }
 
     /// Replaces the key file in one step, a temporary file renamed over it (a crash leaves the
     /// old file or the new one), mode 0600. A symbolic link stays one: its target is replaced,
@@ -41,12 +65,15 @@ public enum IssuerKeyFile {
         }
     }
 
-    /// Refuses a key file holding, under an index stored credentials were signed with, another
-    /// public key than the database recorded for it (they would stop verifying); records the rest.
+    /// Records the key file's public keys in the database, refusing one that is another than the
+    /// key the database recorded for its index: credentials it signs would fail under the
+    /// recorded key (the one clients and the other instances have).
     static func refuseIfChangedSinceRecorded(_ keyring: IssuerKeyring, path: String, store: any OperatedStore) throws {
-        if let index = try store.recordIssuerKeys(keyring.publicKeysByIndex.mapValues(\.bytes), at: systemClock()) {
-            throw CommandFailure("issuer key file \(path) holds another key at index \(index) than database \(store.location) "
-                                 + "recorded, and credentials signed with it are stored: restore the key file; a new key goes at a free index")
+        let offered = keyring.publicKeysByIndex.mapValues(\.bytes)
+        if let conflict = try store.recordIssuerKeys(offered, at: systemClock()) {
+            throw CommandFailure("issuer key file \(path) holds key index \(conflict.index) with public key \(prefix(offered[conflict.index] ?? []))… "
+                                 + "but database \(store.location) recorded \(prefix(conflict.recorded))… for it: copy the key file from the "
+                                 + "instance that made it (credentials signed with one fail under the other); a new key goes at a free index")
         }
     }
 

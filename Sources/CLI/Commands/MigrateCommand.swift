@@ -19,6 +19,7 @@ enum MigrateCommand {
         if args.wantsHelp() { output.out(help); return }
         let common = try CommonOptions.parse(&args, environment: environment)
         try args.finish()
+        try common.configuration.refuseForeignOwner()
         try DataDirectorySetup.refuseEmptyDatabaseBesideKeyFile(common.configuration)
         let store = try common.openStore(migrate: true)
         output.out("database \(store.location) is at schema version \(try store.schemaVersion())")
