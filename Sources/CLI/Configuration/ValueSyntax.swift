@@ -31,23 +31,15 @@ public enum ValueSyntax {
     public static func duration(_ text: String, unit: TimeUnit, in range: ClosedRange<Int>) throws(ConfigurationKey.Rejection) -> Int {
         let forms = "a bare number of \(unit.name), or a number with ms, s, m or h (500ms, 30s, 2m, 1h)"
         let expected = "\(unit.name) in \(range.lowerBound)...\(range.upperBound) (\(spelled(range.lowerBound, unit)) to \(spelled(range.upperBound, unit))): \(forms)"
-        guard let (number, suffix) = splitNumber(text) else { throw ConfigurationKey.Rejection(expected: expected) }
-        let value: Int
-        if suffix.isEmpty {
-            guard let n = Int(number) else { throw ConfigurationKey.Rejection(expected: expected) }
-            value = n
-        } else {
-            guard let factor = timeSuffixes.first(where: { $0.0 == suffix })?.1 else {
-                throw ConfigurationKey.Rejection(expected: expected)
-            }
-            guard let n = Int(number) else { throw ConfigurationKey.Rejection(expected: expected) }
-            let (ms, overflow) = n.multipliedReportingOverflow(by: factor)
-            guard !overflow else { throw ConfigurationKey.Rejection(expected: expected) }
-            guard ms % unit.milliseconds == 0 else {
-                throw ConfigurationKey.Rejection(expected: "whole \(unit.name), which \(text) is not (nothing is rounded); \(expected)")
-            }
-            value = ms / unit.milliseconds
+        guard let (number, suffix) = splitNumber(text), let n = Int(number),
+              let factor = suffix.isEmpty ? unit.milliseconds : timeSuffixes.first(where: { $0.0 == suffix })?.1
+        else { throw ConfigurationKey.Rejection(expected: expected) }
+        let (milliseconds, overflow) = n.multipliedReportingOverflow(by: factor)
+        guard !overflow else { throw ConfigurationKey.Rejection(expected: expected) }
+        guard milliseconds % unit.milliseconds == 0 else {
+            throw ConfigurationKey.Rejection(expected: "whole \(unit.name), which \(text) is not (nothing is rounded); \(expected)")
         }
+        let value = milliseconds / unit.milliseconds
         guard range.contains(value) else { throw ConfigurationKey.Rejection(expected: expected) }
         return value
     }
@@ -55,7 +47,7 @@ public enum ValueSyntax {
     /// `amount` of `unit` in the largest suffix that spells it whole (`3600` seconds: `1h`).
     static func spelled(_ amount: Int, _ unit: TimeUnit) -> String {
         let (ms, overflow) = amount.multipliedReportingOverflow(by: unit.milliseconds)
-        guard !overflow, ms != 0 else { return amount == 0 ? "0" : "\(amount)" }
+        guard !overflow, ms != 0 else { return "\(amount)" }
         for (suffix, factor) in timeSuffixes.reversed() where ms % factor == 0 { return "\(ms / factor)\(suffix)" }
         return "\(ms)ms"
     }
