@@ -91,7 +91,7 @@ extension ServiceConfiguration {
                 throw CommandFailure("[database] password and password_file are both set: keep one")
             }
             try FileSystem.refuseShared(file, naming: "[database] password_file")
-            switch FileSystem.readText(file) {
+            switch ConfiguredFile.readText(file) {
             case .success(let text):
                 guard let line = text.split(whereSeparator: \.isNewline).first.map(String.init), !line.isEmpty else {
                     throw CommandFailure("[database] password_file \(file) is empty")

@@ -18,7 +18,7 @@ enum PaymentWiring {
                 guard let value, !value.isEmpty else { throw CommandFailure("[stripe] \(key) is required when [stripe] is present") }
                 return value
             }
-            let api = try outsideAPI(section: "stripe", url: stripe.apiURL ?? "https://api.stripe.com",
+            let api = try outsideAPI(section: "stripe", url: stripe.apiURL ?? StripeSettings.defaultAPIURL,
                                      timeout: stripe.timeout, maxBytes: stripe.maxResponseBytes)
             providers.card = StripeCheckout(account: StripeAccount(
                 secretKey: try need(stripe.secretKey, "secret_key"), successURL: try need(stripe.successURL, "success_url"),

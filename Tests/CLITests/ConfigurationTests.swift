@@ -1,4 +1,5 @@
 import CLI
+import Foundation
 import Glibc
 import HTTPServer
 import TestSupport
@@ -249,11 +250,11 @@ import Testing
     @Test func everyStoreKeyIsTypedAndSettableFromTheEnvironment() throws {
         let c = try ServiceConfiguration.load(file: nil, environment: [
             "BADGE_SERVICE_APPLE_PRIVATE_KEY": "/k.p8", "BADGE_SERVICE_APPLE_ROOT_CERTIFICATES": "/a.cer, /b.pem", "BADGE_SERVICE_GOOGLE_TOKEN_URL": "http://127.0.0.1:1/t",
-            "BADGE_SERVICE_STRIPE_WEBHOOK_SECRET": "whsec", "BADGE_SERVICE_BTCPAY_STORE_ID": "store",
+            "BADGE_SERVICE_STRIPE_WEBHOOK_SECRET": "whsec_x", "BADGE_SERVICE_BTCPAY_STORE_ID": "store",
         ])
         #expect(c.apple?.privateKeyFile == "/k.p8" && c.apple?.rootCertificateFiles == ["/a.cer", "/b.pem"])
         #expect(c.google?.tokenURL == "http://127.0.0.1:1/t")
-        #expect(c.stripe?.webhookSecret == "whsec")
+        #expect(c.stripe?.webhookSecret == "whsec_x")
         #expect(c.btcpay?.storeID == "store")
         #expect(c.configuredProviders == ["apple", "google", "stripe", "btcpay"])
     }
@@ -406,7 +407,7 @@ import Testing
                 "\(path):8: unknown key 'max_body' in [apple]",
                 "\(path):9: unknown section [sever] (did you mean [server]?)",
                 "BADGE_SERVICE_SERVER_LISTN: unknown configuration variable (did you mean BADGE_SERVICE_SERVER_LISTEN?)",
-                "BADGE_SERVICE_SERVER_MAX_BODY=lots: expected an integer in 1...16777216",
+                "BADGE_SERVICE_SERVER_MAX_BODY=lots: expected bytes in 1...16777216 (1 to 16MiB): a bare number of bytes, or a number with KiB, MiB or GiB (64KiB, 16MiB)",
             ]
         }
     }
@@ -416,7 +417,8 @@ import Testing
         var c = try ServiceConfiguration.load(file: path, environment: ["BADGE_SERVICE_RPC_FRONT_TOKEN": String(repeating: "t", count: 40)])
         try c.setDataDirectory("/srv/d")
         let values = Dictionary(uniqueKeysWithValues: c.effectiveValues.map { ($0.key, $0) })
-        #expect(values["[server] signature_window"] == .init(key: "[server] signature_window", value: "60", source: .file(path: path, line: 3)))
+        #expect(values["[server] signature_window"] == .init(key: "[server] signature_window", value: "60", source: .file(path: path, line: 3),
+                                                             defaultValue: .value("300")))
         #expect(values["[server] listen"]?.value == "127.0.0.1:8080" && values["[server] listen"]?.source == .builtIn)
         #expect(values["[server] data_dir"]?.source == .commandLine(flag: "--data"))
         #expect(values["[database] path"]?.value == "/srv/d/badges.sqlite")
@@ -444,8 +446,8 @@ import Testing
     }
 
     @Test(arguments: [
-        "[server]\nlisten = nowhere\n", "[server]\nmax_body = -1\n", "[server]\naccess_log = yes\n",
-        "[server]\nhead_timeout = 10s\n", "[rpc]\nfront_token = short\n", "[server]\nlisten = :80\n",
+        "[server]\nlisten = nowhere\n", "[server]\nmax_body = -1\n", "[server]\naccess_log = maybe\n",
+        "[server]\nhead_timeout = 10 seconds\n", "[rpc]\nfront_token = short\n", "[server]\nlisten = :80\n",
         "[server]\nlisten = 127.0.0.1:70000\n",
     ])
     func refusesBadValues(_ text: String) throws {
@@ -496,5 +498,257 @@ import Testing
             var c = ServiceConfiguration()
             #expect(throws: ConfigurationError.self, "\(bad)") { try c.setListen(bad + ":8080") }
         }
+    }
+}
+
+/// Issue 33, item 8: configuration as people write it. Flags, durations and sizes in their
+/// usual spellings; key shapes known for certain refused when read; a byte-order mark.
+@Suite struct ConfigurationSpellingTests {
+    let dir = TemporaryDirectory("config-spelling")
+    var path: String { dir.file("badge-service.ini") }
+
+    func load(_ text: String, environment: [String: String] = [:]) throws -> ServiceConfiguration {
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        chmod(path, 0o600)
+        return try ServiceConfiguration.load(file: path, environment: environment)
+    }
+
+    /// The lines the configuration is refused with (none: it was accepted).
+    func refusal(_ text: String, environment: [String: String] = [:]) -> [String] {
+        do { _ = try load(text, environment: environment); return [] } catch let error as ConfigurationErrors {
+            return error.errors.map(\.description)
+        } catch { return ["\(error)"] }
+    }
+
+    @Test func flagsTakeTheEightSpellingsInAnyCase() throws {
+        for (text, on) in [("on", true), ("off", false), ("true", true), ("false", false), ("yes", true), ("no", false),
+                           ("1", true), ("0", false), ("TRUE", true), ("Off", false), ("Yes", true), ("nO", false)] {
+            let c = try load("[server]\naccess_log = \(text)\n[development]\ncredit_test_purchases = \(text)\n")
+            #expect(c.accessLog == on && c.creditTestPurchases == on, "\(text)")
+            let e = try ServiceConfiguration.load(file: nil, environment: ["BADGE_SERVICE_WALLET_ALLOW_DEV_COIN_GRANTS": text])
+            #expect(e.allowDevCoinGrants == on, "\(text)")
+            // shown as on or off whatever the spelling
+            #expect(c.effectiveValues.first { $0.key == "[server] access_log" }?.value == (on ? "on" : "off"))
+        }
+        for bad in ["maybe", "enabled", "2", "o n", "\"\""] {
+            let shown = bad == "\"\"" ? "(empty)" : bad
+            #expect(refusal("[server]\naccess_log = \(bad)\n")
+                    == ["\(path):2: [server] access_log = \(shown): expected on or off (or true/false, yes/no, 1/0)"], "\(bad)")
+        }
+    }
+
+    @Test func durationsTakeAUnitAndABareNumberKeepsTheKeysOwn() throws {
+        let c = try load("""
+            [server]
+            head_timeout = 30s
+            body_timeout = 2m
+            idle_timeout = 1h
+            signature_window = 120
+            [limits]
+            failure_window = 5 m
+            failure_block = 90s
+            [database]
+            busy_timeout_ms = 2s
+            statement_timeout_ms = 1500ms
+            connect_timeout = 7000ms
+            [stripe]
+            timeout = 1m
+            """)
+        #expect(c.timeouts.requestHead == .seconds(30) && c.timeouts.requestBody == .seconds(120) && c.timeouts.idle == .seconds(3600))
+        #expect(c.signatureWindowSeconds == 120 && c.failureWindowSeconds == 300 && c.failureBlockSeconds == 90)
+        #expect(c.databaseBusyTimeoutMilliseconds == 2000 && c.databaseStatementTimeoutMilliseconds == 1500)
+        #expect(c.databaseConnectTimeoutSeconds == 7 && c.stripe?.timeout == 60)
+        // config check shows each as a bare number in the key's unit
+        let shown = Dictionary(uniqueKeysWithValues: c.effectiveValues.map { ($0.key, $0.value) })
+        #expect(shown["[server] body_timeout"] == "120" && shown["[database] busy_timeout_ms"] == "2000" && shown["[stripe] timeout"] == "60")
+        // a bare number is the key's documented unit: milliseconds for the *_ms keys
+        #expect(try load("[database]\nbusy_timeout_ms = 250\n").databaseBusyTimeoutMilliseconds == 250)
+        #expect(try ServiceConfiguration.load(file: nil, environment: ["BADGE_SERVICE_GOOGLE_TIMEOUT": "15s"]).google?.timeout == 15)
+
+        let forms = "a bare number of seconds, or a number with ms, s, m or h (500ms, 30s, 2m, 1h)"
+        let range = "seconds in 1...3600 (1s to 1h): " + forms
+        for (value, expected) in [
+            ("1500ms", "whole seconds, which 1500ms is not (nothing is rounded); " + range),
+            ("-5", range), ("-5s", range), ("1.5s", range), ("1d", range), ("30 seconds", range), ("30S", range), ("2h", range),
+            ("0s", range), ("1m30s", range), ("99999999999999999999", range), ("9223372036854775807h", range),
+        ] {
+            #expect(refusal("[server]\nhead_timeout = \(value)\n") == ["\(path):2: [server] head_timeout = \(value): expected \(expected)"],
+                    "\(value)")
+        }
+        #expect(refusal("", environment: ["BADGE_SERVICE_DATABASE_STATEMENT_TIMEOUT_MS": "11m"]) == [
+            "BADGE_SERVICE_DATABASE_STATEMENT_TIMEOUT_MS=11m: expected milliseconds in 1...600000 (1ms to 10m): "
+                + "a bare number of milliseconds, or a number with ms, s, m or h (500ms, 30s, 2m, 1h)",
+        ])
+    }
+
+    @Test func sizesTakeBinaryUnitsAndRefuseDecimalOnesWithAHint() throws {
+        let c = try load("""
+            [server]
+            max_body = 64KiB
+            max_head = 32 kib
+            max_request_target = 1024
+            [limits]
+            max_buffered_request_bytes = 1GiB
+            [google]
+            max_response_bytes = 2MiB
+            """)
+        #expect(c.limits.maxBodySize == 65536 && c.limits.maxHeaderSectionSize == 32768 && c.limits.maxTargetLength == 1024)
+        #expect(c.maxBufferedRequestBytes == 1 << 30 && c.google?.maxResponseBytes == 2 << 20)
+        let range = "bytes in 1...16777216 (1 to 16MiB): a bare number of bytes, or a number with KiB, MiB or GiB (64KiB, 16MiB)"
+        for (value, hint) in [("64KB", "64KiB"), ("16MB", "16MiB"), ("1G", "1GiB"), ("64k", "64KiB"), ("8 mb", "8MiB")] {
+            let suffix = String(value.drop { $0.isNumber || $0 == " " })
+            #expect(refusal("[server]\nmax_body = \(value)\n")
+                    == ["\(path):2: [server] max_body = \(value): expected \(range); did you mean \(hint)? (\(suffix) could mean 1000 or 1024)"],
+                    "\(value)")
+        }
+        for value in ["17MiB", "1TiB", "64 bytes", "1.5MiB", "-1KiB", "0", "99999999999GiB"] {
+            #expect(refusal("[server]\nmax_body = \(value)\n") == ["\(path):2: [server] max_body = \(value): expected \(range)"], "\(value)")
+        }
+    }
+
+    /// A Stripe publishable key or a webhook secret without `whsec_` fails when read, not as
+    /// `internal` at the first invoice; the value is never echoed.
+    @Test func keyShapesKnownForCertainAreRefusedWhenReadWithoutEchoingTheValue() throws {
+        let publishable = "pk_live_51HpublishableNotSecret"
+        #expect(refusal("[stripe]\nsecret_key = \(publishable)\n") == [
+            "\(path):2: [stripe] secret_key = (hidden): expected a Stripe secret key (sk_…) or restricted key (rk_…) from the "
+                + "Dashboard's API keys page; this is a publishable key (pk_…), which cannot create Checkout Sessions",
+        ])
+        #expect(refusal("", environment: ["BADGE_SERVICE_STRIPE_SECRET_KEY": publishable]).first?
+            .hasPrefix("BADGE_SERVICE_STRIPE_SECRET_KEY=(hidden): expected a Stripe secret key (sk_…) or restricted key (rk_…)") == true)
+        let webhook = "my-endpoint-secret-123"
+        #expect(refusal("[stripe]\nwebhook_secret = \(webhook)\n") == [
+            "\(path):2: [stripe] webhook_secret = (hidden): expected the webhook endpoint's signing secret, whsec_… whole, from the Dashboard's webhook page",
+        ])
+        #expect(refusal("[stripe]\nwebhook_secret = sk_test_swapped\n").first?.hasSuffix("this is an API key, which belongs in secret_key") == true)
+        #expect(refusal("[stripe]\nsecret_key = whsec_swapped\n").first?.hasSuffix("which belongs in webhook_secret") == true)
+        let leaked = refusal("[stripe]\npublishable_key = sk_live_pasted_here\n")
+        #expect(leaked == ["\(path):2: [stripe] publishable_key = (hidden): expected a Stripe publishable key (pk_…); this is a secret key, which belongs in secret_key"])
+        for line in [leaked, refusal("[stripe]\nsecret_key = \(publishable)\n")].flatMap({ $0 }) {
+            #expect(!line.contains("sk_live_pasted_here") && !line.contains(publishable))
+        }
+        let good = try load("[stripe]\nsecret_key = rk_live_x\nwebhook_secret = whsec_x\npublishable_key = pk_test_x\n"
+                            + "success_url = https://shop.test/ok?session_id={CHECKOUT_SESSION_ID}\n")
+        #expect(good.stripe?.secretKey == "rk_live_x" && good.stripe?.successURL == "https://shop.test/ok?session_id={CHECKOUT_SESSION_ID}")
+        #expect(try load("[stripe]\nsecret_key = sk_test_x\n").stripe?.secretKey == "sk_test_x")
+
+        // [btcpay] url: the server's base URL
+        for url in ["https://btcpay.example.com", "https://btcpay.example.com/", "http://127.0.0.1:23000", "https://example.com/btcpay",
+                    "http://[::1]:8080/", "HTTPS://BTCPAY.EXAMPLE.COM"] {
+            #expect(try load("[btcpay]\nurl = \(url)\n").btcpay?.url == url, "\(url)")
+        }
+        for url in ["btcpay.example.com", "https://", "https:///stores", "https://btcpay.example.com/api/v1", "https://btcpay.example.com/api/v1/",
+                    "https://btcpay.example.com/api/v1/stores/abc", "https://btcpay.example.com?store=1", "https://btcpay.example.com/#x",
+                    "https://btc pay.example.com", "https://btcpay.example.com:0", "https://btcpay.example.com:99999", "https://[::1", "ftp://btcpay.example.com"] {
+            #expect(refusal("[btcpay]\nurl = \(url)\n") == [
+                "\(path):2: [btcpay] url = \(url): expected the server's base URL: an absolute http:// or https:// URL with a host, "
+                    + "e.g. https://pay.example.com, without a query or fragment, and without /api/v1 (the service appends it)",
+            ], "\(url)")
+        }
+        // [apple]: the key id and the issuer id, as App Store Connect shows them
+        let apple = try load("[apple]\nkey_id = 2X9R4HXF34\nissuer_id = 57246542-96FE-1a63-e053-0824d011072a\n")
+        #expect(apple.apple?.keyID == "2X9R4HXF34" && apple.apple?.issuerID == "57246542-96FE-1a63-e053-0824d011072a")
+        for bad in ["key_id = ABC", "key_id = ABCDE12345X", "key_id = ABCDE-1234", "issuer_id = not-a-uuid",
+                    "issuer_id = 57246542-96fe-1a63-e053-0824d011072", "issuer_id = 57246542-96fe-1a63-e053-0824d011072z"] {
+            #expect(refusal("[apple]\n\(bad)\n").count == 1, "\(bad)")
+        }
+    }
+
+    /// A UTF-8 byte-order mark (Windows editors write one) is skipped, in the configuration file
+    /// and in the files it names; UTF-16 is refused in one line naming the file.
+    @Test func aByteOrderMarkIsSkippedAndUTF16IsRefusedNamingTheFile() throws {
+        let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
+        func write(_ name: String, _ bytes: [UInt8]) throws -> String {
+            let file = dir.file(name)
+            try Data(bytes).write(to: URL(fileURLWithPath: file))
+            chmod(file, 0o600)
+            return file
+        }
+        let password = try write("password", bom + Array("pw\n".utf8))
+        let packs = try write("packs.json", bom + Array(#"[{"packId":"one","coins":95,"grossUsdCents":100,"appStoreProductId":"A","playProductId":"a"}]"#.utf8))
+        let ini = try write("bom.ini", bom + Array("[server]\nworkers = 5\n[database]\nurl = host=db\npassword_file = \(password)\n[wallet]\npacks_file = \(packs)\n".utf8))
+        let c = try ServiceConfiguration.load(file: ini, environment: [:])
+        #expect(c.workers == 5 && c.sources["server.workers"] == .file(path: ini, line: 2))
+        #expect(try c.postgresSettings()?.password == "pw")
+        #expect(try c.coinPackTable().packs.map(\.packId) == ["one"])
+
+        let utf16 = try write("utf16.ini", [0xFF, 0xFE] + "[server]\nworkers = 5\n".utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] })
+        #expect(throws: ConfigurationErrors([.unreadable(path: utf16, reason: "UTF-16 or UTF-32 text (byte-order mark FF FE): save it as UTF-8")])) {
+            try ServiceConfiguration.load(file: utf16, environment: [:])
+        }
+        var named = c
+        named.coinPacksFile = utf16
+        #expect { try named.coinPackTable() } throws: {
+            "\($0)" == "[wallet] packs_file: cannot read \(utf16): UTF-16 or UTF-32 text (byte-order mark FF FE): save it as UTF-8"
+        }
+    }
+
+    /// serve's start checks (and config check's) report every file a key names that cannot be
+    /// used, and every missing key, in one go: not only the first.
+    @Test func everyFileProblemIsReportedAtOnce() throws {
+        let garbage = dir.file("garbage.pem")
+        try "not a certificate\n".write(toFile: garbage, atomically: true, encoding: .utf8)
+        let badPacks = dir.file("packs.json")
+        try "[]".write(toFile: badPacks, atomically: true, encoding: .utf8)
+        let missing = dir.file("missing")
+        let c = try load("""
+            [apple]
+            bundle_id = chat.simplex.app
+            root_certificates = \(missing).cer, \(garbage)
+            issuer_id = 57246542-96fe-1a63-e053-0824d011072a
+            key_id = 2X9R4HXF34
+            private_key = \(missing).p8
+            [google]
+            package_name = chat.simplex.app
+            service_account = \(missing).json
+            [wallet]
+            packs_file = \(badPacks)
+            [database]
+            url = host=db
+            password_file = \(missing).pw
+            """)
+        let expected = [
+            "[apple] root_certificates: cannot read \(missing).cer: No such file or directory",
+            "[apple] root_certificates: \(garbage): neither a DER certificate nor PEM CERTIFICATE blocks",
+            "[apple] private_key: cannot read \(missing).p8: No such file or directory",
+            "[google] service_account: cannot read \(missing).json: No such file or directory",
+        ]
+        do {
+            _ = try ServiceDeployment(c, clock: systemClock)
+            Issue.record("a configuration naming unusable files was deployed")
+        } catch let error as ConfigurationErrors {
+            let lines = error.errors.map(\.description)
+            #expect(Array(lines.prefix(4)) == expected, "\(lines)")
+            #expect(lines.count == 6 && lines[4].hasPrefix("[wallet] packs_file: \(badPacks): ")
+                    && lines[5] == "cannot read [database] password_file \(missing).pw: No such file or directory", "\(lines)")
+        }
+        // A section missing a key is named key by key beside the other sections' files.
+        let incomplete = try load("[google]\nservice_account = \(missing).json\n[wallet]\npacks_file = \(badPacks)\n")
+        do {
+            _ = try ServiceDeployment(incomplete, clock: systemClock)
+            Issue.record("an incomplete section was deployed")
+        } catch let error as ConfigurationErrors {
+            let lines = error.errors.map(\.description)
+            #expect(lines.count == 3 && lines[0] == "\(path):1: [google] package_name is required when [google] is present"
+                    && lines[1] == "[google] service_account: cannot read \(missing).json: No such file or directory"
+                    && lines[2].hasPrefix("[wallet] packs_file: "), "\(lines)")
+        }
+    }
+
+    /// Every key's default is what a fresh configuration has: a stated value is the effective
+    /// one; a described one has a value worked out; an unset or required key has none.
+    @Test func everyDefaultIsTheEffectiveValueOfAnEmptyConfiguration() throws {
+        let fresh = try load("[apple]\n[google]\n[stripe]\n[btcpay]\n")
+        for value in fresh.effectiveValues {
+            #expect(value.source == .builtIn || value.key.hasPrefix("["), "\(value.key)")
+            switch value.defaultValue {
+            case .value(let v): #expect(value.value == v, "\(value.key)")
+            case .derived: #expect(value.value != nil, "\(value.key)")
+            case .unset, .required: #expect(value.value == nil, "\(value.key)")
+            }
+        }
+        let shown = Dictionary(uniqueKeysWithValues: fresh.effectiveValues.map { ($0.key, $0) })
+        #expect(shown["[stripe] api_url"]?.value == "https://api.stripe.com" && shown["[google] push_jwks_url"]?.defaultValue == .value("https://www.googleapis.com/oauth2/v3/certs"))
+        #expect(shown["[server] workers"]?.defaultValue == .derived("twice the CPUs, at least 4") && shown["[stripe] secret_key"]?.defaultValue == .required)
     }
 }

@@ -29,7 +29,8 @@ extension OperationsTests {
         let environment = ["BADGE_SERVICE_SERVER_LISTN": "127.0.0.1:9002", "BADGE_SERVICE_SERVER_WORKERS": "many"]
         let expected = [
             "badge-service: \(file):2: unknown key 'listn' in [server] (did you mean 'listen'?)",
-            "badge-service: \(file):3: [server] max_body = lots: expected an integer in 1...16777216",
+            "badge-service: \(file):3: [server] max_body = lots: expected bytes in 1...16777216 (1 to 16MiB): "
+                + "a bare number of bytes, or a number with KiB, MiB or GiB (64KiB, 16MiB)",
             "badge-service: \(file):5: unknown section [sever] (did you mean [server]?)",
             "badge-service: \(file):8: [rpc] front_token = (hidden): expected 32 or more characters of A-Z a-z 0-9 - . _ ~ + / (then = padding)",
             "badge-service: \(file):9: expected key = value, [section] or a # comment",
@@ -49,7 +50,6 @@ extension OperationsTests {
     /// `config check` refuses what `serve` refuses at start, in the same line: a section that
     /// cannot be deployed, keys that contradict each other, an address no one could bind.
     @Test(arguments: [
-        ("[apple]\n", "[apple] bundle_id: required when [apple] is present"),
         ("[database]\nurl = postgresql://badges@127.0.0.1:1/badges\npassword = x\npassword_file = /nonexistent\n",
          "[database] password and password_file are both set: keep one"),
         ("[database]\nurl = postgresql://badges@127.0.0.1:1/badges\npassword_file = /nonexistent\n",
@@ -57,6 +57,12 @@ extension OperationsTests {
         ("[server]\nlisten = 1.2.3.4.5:0\n", ":2: [server] listen = 1.2.3.4.5:0: expected HOST:PORT with HOST an IPv4 address"),
         ("[server]\nlisten = bad_host:0\n", ":2: [server] listen = bad_host:0: expected HOST:PORT"),
         ("[stripe]\nsecret_key = sk_test_x # the test key\n", ":2: 'secret_key': a # or ; after a space is a comment after the value"),
+        // issue 33: a key of the wrong kind fails here, not as internal at the first invoice
+        ("[stripe]\nsecret_key = pk_live_publishable\n", ":2: [stripe] secret_key = (hidden): expected a Stripe secret key (sk_…) or restricted key (rk_…) from the Dashboard's API keys page; this is a publishable key (pk_…)"),
+        ("[stripe]\nwebhook_secret = endpoint-secret\n", ":2: [stripe] webhook_secret = (hidden): expected the webhook endpoint's signing secret, whsec_… whole"),
+        ("[btcpay]\nurl = https://btcpay.example.com/api/v1\n", ":2: [btcpay] url = https://btcpay.example.com/api/v1: expected the server's base URL"),
+        ("[server]\nhead_timeout = 1500ms\n", ":2: [server] head_timeout = 1500ms: expected whole seconds, which 1500ms is not (nothing is rounded)"),
+        ("[server]\nmax_body = 64KB\n", ":2: [server] max_body = 64KB: expected bytes in 1...16777216 (1 to 16MiB): a bare number of bytes, or a number with KiB, MiB or GiB (64KiB, 16MiB); did you mean 64KiB?"),
     ])
     func configCheckRefusesWhatServeRefuses(_ text: String, _ expected: String) throws {
         let file = try writeConfiguration(text)
@@ -92,16 +98,19 @@ extension OperationsTests {
             "[server] listen = 127.0.0.1:9090 \(file):3",
             "[server] data_dir = my data \(file):4",
             "[server] max_body = 65536 default",
-            "[database] path = my data/badges.sqlite default",
+            "[database] path = my data/badges.sqlite default: <data_dir>/badges.sqlite",
             "[rpc] front_token = (set, hidden) BADGE_SERVICE_RPC_FRONT_TOKEN",
             "[apple] absent default",
-            "[apple] bundle_id = (unset) default",
             "[stripe] present \(file):5",
+            "[stripe] api_url = https://api.stripe.com default",
+            "[stripe] publishable_key = (not set) default",
             "[stripe] secret_key = (set, hidden) \(file):6",
             "[development] credit_test_purchases = off default",
         ] {
             #expect(lines.contains(line), "missing \(line) in \(r.stdout)")
         }
+        // an absent section's keys are unused: not listed
+        #expect(!lines.contains { $0.hasPrefix("[apple] bundle_id") }, "\(r.stdout)")
         #expect(!r.stdout.contains(token) && !r.stdout.contains(secret) && !r.stderr.contains(secret))
         #expect(!r.stdout.contains("whsec_do_not_show") && !r.stderr.contains("whsec_do_not_show"))
         // every store section is deployed: nothing is warned about as ignored
@@ -130,7 +139,7 @@ extension OperationsTests {
         #expect(r.status == 0, "\(r.stderr)")
         let lines = r.stdout.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ") }
         for line in ["[wallet] allow_dev_coin_grants = on \(file):2", "[wallet] store_fee_percent = 15 \(file):3",
-                     "[wallet] packs_file = (unset) default"] {
+                     "[wallet] packs_file = (not set) default: the built-in table"] {
             #expect(lines.contains(line), "missing \(line) in \(r.stdout)")
         }
         #expect(r.stderr.contains("warning: [wallet] allow_dev_coin_grants is on"), "\(r.stderr)")
@@ -188,5 +197,85 @@ extension OperationsTests {
             #expect(!r.stderr.contains("unable to open database file") || r.stderr.contains("cannot open database \(dir.path)/"),
                     "\(arguments): \(r.stderr)")
         }
+    }
+
+    /// Issue 33, item 8: a configuration as a new operator writes it (a Windows editor's
+    /// byte-order mark, `true`, `30s`, `64KiB`) is taken by `config check` and by `serve`, and
+    /// `config check` shows every default as the value in effect, never "(unset)".
+    @Test func configurationAsPeopleWriteItIsTakenAndEveryDefaultIsShown() throws {
+        let file = dir.file("windows.ini")
+        let text = "[server]\r\naccess_log = false\r\nhead_timeout = 30s\r\nmax_body = 64KiB\r\n[database]\r\nbusy_timeout_ms = 2s\r\n"
+            + "[development]\r\ncredit_test_purchases = No\r\n"
+        try Data([0xEF, 0xBB, 0xBF] + Array(text.utf8)).write(to: URL(fileURLWithPath: file))
+        chmod(file, 0o600)
+        let r = try CLIResult.run(["config", "check", "--config", file], in: dir.url)
+        #expect(r.status == 0 && r.stderr.isEmpty, "\(r.stderr)")
+        let lines = r.stdout.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ") }
+        for line in [
+            "[server] access_log = off \(file):2", "[server] head_timeout = 30 \(file):3", "[server] max_body = 65536 \(file):4",
+            "[database] busy_timeout_ms = 2000 \(file):6", "[development] credit_test_purchases = off \(file):8",
+            "[server] listen = 127.0.0.1:8080 default", "[server] body_timeout = 20 default",
+            "[database] path = badge-data/badges.sqlite default: <data_dir>/badges.sqlite",
+            "[issuer] key_file = badge-data/issuer-keys.json default: <data_dir>/issuer-keys.json",
+            "[database] url = (not set) default: SQLite", "[rpc] front_token = (not set) default: off",
+        ] {
+            #expect(lines.contains(line), "missing \(line) in \(r.stdout)")
+        }
+        #expect(lines.contains { $0.hasPrefix("[server] workers = ") && $0.hasSuffix(" default: twice the CPUs, at least 4") }, "\(r.stdout)")
+        #expect(!r.stdout.contains("(unset)"), "\(r.stdout)")
+
+        // serve takes the same file
+        let data = TemporaryDirectory("ops-windows")
+        let service = try ServiceProcess(data: data, arguments: ["--config", file])
+        #expect(try HTTP.request("GET", service.url + "/healthz").status == 200)
+        #expect(service.stop() == 0)
+
+        // UTF-16 (Notepad's "Unicode") is refused naming the file, by every command
+        let utf16 = dir.file("utf16.ini")
+        try Data([0xFF, 0xFE] + text.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }).write(to: URL(fileURLWithPath: utf16))
+        for command in [["config", "check"], ["serve"]] {
+            let refused = try runBriefly(command + ["--config", utf16, "--data", dir.file("never-made")])
+            #expect(refused.status == 1 && refused.stderr == "badge-service: cannot read configuration file \(utf16): "
+                    + "UTF-16 or UTF-32 text (byte-order mark FF FE): save it as UTF-8\n", "\(command): \(refused.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: dir.file("never-made")))
+    }
+
+    /// Issue 33, item 8: every file a key names that cannot be used is reported in one run, by
+    /// `config check` and by `serve`, one line each; not only the first.
+    @Test func everyBadKeyFileIsReportedAtOnce() throws {
+        let garbage = try writeConfiguration("not a certificate\n", name: "garbage.pem")
+        let packs = try writeConfiguration("[]", name: "packs.json")
+        let missing = dir.file("missing")
+        let file = try writeConfiguration("""
+            [apple]
+            bundle_id = chat.simplex.app
+            root_certificates = \(missing).cer, \(garbage)
+            [google]
+            package_name = chat.simplex.app
+            service_account = \(missing).json
+            [wallet]
+            packs_file = \(packs)
+            """)
+        let data = dir.file("never-made")
+        for command in [["config", "check"], ["serve", "--listen", "127.0.0.1:0"]] {
+            let r = try runBriefly(command + ["--config", file, "--data", data])
+            #expect(r.status == 1, "\(command): \(r.stderr)")
+            let lines = r.stderr.split(separator: "\n").map(String.init)
+            #expect(lines.count == 4, "\(command): \(r.stderr)")
+            #expect(Array(lines.prefix(3)) == [
+                "badge-service: [apple] root_certificates: cannot read \(missing).cer: No such file or directory",
+                "badge-service: [apple] root_certificates: \(garbage): neither a DER certificate nor PEM CERTIFICATE blocks",
+                "badge-service: [google] service_account: cannot read \(missing).json: No such file or directory",
+            ], "\(command): \(r.stderr)")
+            #expect(lines.last?.hasPrefix("badge-service: [wallet] packs_file: \(packs): ") == true, "\(command): \(r.stderr)")
+            // an empty [apple]: both keys it needs, in one run
+            let empty = try runBriefly(command + ["--config", try writeConfiguration("[apple]\n", name: "apple.ini"), "--data", data])
+            #expect(empty.status == 1 && empty.stderr.split(separator: "\n") == [
+                "badge-service: [apple] bundle_id: required when [apple] is present (the app's bundle id, e.g. chat.simplex.app)",
+                "badge-service: [apple] root_certificates: required when [apple] is present (Apple Root CA - G3, DER or PEM)",
+            ], "\(command): \(empty.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: data))
     }
 }

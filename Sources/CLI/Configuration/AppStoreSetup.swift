@@ -6,49 +6,57 @@ import Storage
 
 extension AppleStoreSettings {
     /// What `serve` deploys for a present `[apple]` section: the offline verifier over the
-    /// configured roots, and, when the App Store Server API key is configured, the subscription
-    /// store that reads statuses with it. Every mistake is one line naming the key or the file;
-    /// nothing starts with a half-read section.
+    /// configured roots, and, when the App Store Server API key is configured whole, the
+    /// subscription store that reads statuses with it. Every problem is reported, one line each
+    /// naming the key or the file (every root certificate file, the key file); nothing starts
+    /// with a half-read section. A part of the API key is not deployed:
+    /// ``ServiceConfiguration/incompletePaymentSections()`` names what is missing.
     public func deployment(creditsSandbox: Bool, transport: any OutsideHTTPTransport = URLSessionTransport()) throws -> AppStoreDeployment {
-        guard let bundle = bundleID, !bundle.isEmpty else {
-            throw CommandFailure("[apple] bundle_id: required when [apple] is present (the app's bundle id, e.g. chat.simplex.app)")
+        var problems: [String] = []
+        let bundle = bundleID.flatMap { $0.isEmpty ? nil : $0 }
+        if bundle == nil {
+            problems.append("[apple] bundle_id: required when [apple] is present (the app's bundle id, e.g. chat.simplex.app)")
         }
         let files = rootCertificateFiles
-        guard !files.isEmpty else {
-            throw CommandFailure("[apple] root_certificates: required when [apple] is present (Apple Root CA - G3, DER or PEM)")
+        if files.isEmpty {
+            problems.append("[apple] root_certificates: required when [apple] is present (Apple Root CA - G3, DER or PEM)")
         }
         var certificates: [[UInt8]] = []
+        var unreadRoots = false
         for file in files {
-            switch FileSystem.read(file) {
+            switch ConfiguredFile.read(file) {
             case .success(let bytes):
                 do { certificates += try AppleRootCertificates.certificates(in: bytes, name: file) } catch {
-                    throw CommandFailure("[apple] root_certificates: \(error)")
+                    problems.append("[apple] root_certificates: \(error)")
+                    unreadRoots = true
                 }
             case .failure(let failure):
-                throw CommandFailure("[apple] root_certificates: \(failure)")
+                problems.append("[apple] root_certificates: \(failure)")
+                unreadRoots = true
             }
         }
-        guard let roots = AppleRootCertificates(der: certificates) else {
-            throw CommandFailure("[apple] root_certificates: no certificate could be read")
+        let roots = AppleRootCertificates(der: certificates)
+        if roots == nil, !files.isEmpty, !unreadRoots {
+            problems.append("[apple] root_certificates: no certificate could be read")
         }
         var key: AppStoreAPIKey?
-        let named = [("issuer_id", issuerID), ("key_id", keyID), ("private_key", privateKeyFile)]
-        if named.contains(where: { $0.1 != nil }) {
-            let missing = named.filter { ($0.1 ?? "").isEmpty }.map(\.0)
-            guard missing.isEmpty else {
-                throw CommandFailure("[apple] \(missing.joined(separator: ", ")): required with the other App Store Server API keys (issuer_id, key_id, private_key)")
-            }
-            let path = privateKeyFile!
-            try FileSystem.refuseShared(path, naming: "[apple] private_key")
-            switch FileSystem.read(path) {
-            case .success(let bytes):
-                do { key = try AppStoreAPIKey(p8: bytes, keyId: keyID!, issuerId: issuerID!, bundleId: bundle) } catch {
-                    throw CommandFailure("[apple] private_key: \(path): \(error)")
+        if let path = privateKeyFile, !path.isEmpty {
+            do {
+                try FileSystem.refuseShared(path, naming: "[apple] private_key")
+                switch ConfiguredFile.read(path) {
+                case .success(let bytes):
+                    do { key = try AppStoreAPIKey(p8: bytes, keyId: keyID ?? "", issuerId: issuerID ?? "", bundleId: bundle ?? "") } catch {
+                        problems.append("[apple] private_key: \(path): \(error)")
+                    }
+                case .failure(let failure):
+                    problems.append("[apple] private_key: \(failure)")
                 }
-            case .failure(let failure):
-                throw CommandFailure("[apple] private_key: \(failure)")
+            } catch {
+                problems.append("\(error)")
             }
         }
+        guard problems.isEmpty, let bundle, let roots else { throw ConfigurationErrors(problems.map(ConfigurationError.deployment)) }
+        if [issuerID, keyID].contains(where: { ($0 ?? "").isEmpty }) { key = nil }
         let funding = AppStoreFunding(verifier: AppStoreVerifier(roots: roots, bundleId: bundle, creditsSandbox: creditsSandbox))
         let serverAPI = key.map { key in
             AppStoreServerAPI(key: key, verifier: funding.verifier, productionURL: apiURL ?? AppStoreServerAPI.defaultProductionURL,

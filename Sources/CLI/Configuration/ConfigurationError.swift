@@ -38,6 +38,9 @@ public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
     /// A key of a set that works only whole (`[apple]`'s App Store Server API key: `issuer_id`,
     /// `key_id`, `private_key`) is missing while another of the set is given.
     case incompleteKeySet(section: String, key: String, set: [String], purpose: String, at: ConfigurationSource)
+    /// What `serve`'s start checks found in a file a key names, or between keys: one line
+    /// naming the key and the file (`[apple] root_certificates: /etc/x.cer: …`).
+    case deployment(String)
 
     public var description: String {
         switch self {
@@ -63,6 +66,7 @@ public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
         case .incompleteKeySet(let section, let key, let set, let purpose, let at):
             let others = set.filter { $0 != key }.joined(separator: " and ")
             return "\(at): [\(section)] \(key) is required with \(others) (\(purpose))"
+        case .deployment(let line): return line
         }
     }
 
@@ -73,7 +77,7 @@ public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
              .missingKey(_, _, let at), .incompleteKeySet(_, _, _, _, let at):
             if case .file(_, let line) = at { return line }
             return nil
-        case .unknownVariable, .unreadable, .sharedSecrets: return nil
+        case .unknownVariable, .unreadable, .sharedSecrets, .deployment: return nil
         }
     }
 

@@ -20,18 +20,43 @@ public struct ConfigurationKey: Sendable {
     /// A value refused is not echoed in the error, though the key is shown: `[database] url`,
     /// refused precisely when it holds a password.
     public var hidesRefusedValue = false
+    /// The default when the value a fresh configuration shows does not say it all (a value
+    /// worked out at start, a key unset until given); nil: that shown value is the default.
+    public var describedDefault: KeyDefault?
     let read: @Sendable (inout ServiceConfiguration, String) throws(Rejection) -> Void
     let show: @Sendable (ServiceConfiguration) -> String?
+    /// What the key shows when nothing sets it (a store key: in a present, empty section).
+    let shownDefault: @Sendable () -> String?
 
     /// A key read by `read` and shown by `show` (nil: unset).
     public init(section: String, name: String, isSecret: Bool = false,
                 read: @escaping @Sendable (inout ServiceConfiguration, String) throws(Rejection) -> Void,
                 show: @escaping @Sendable (ServiceConfiguration) -> String?) {
+        self.init(section: section, name: name, isSecret: isSecret, read: read, show: show, shownDefault: { show(ServiceConfiguration()) })
+    }
+
+    init(section: String, name: String, isSecret: Bool,
+         read: @escaping @Sendable (inout ServiceConfiguration, String) throws(Rejection) -> Void,
+         show: @escaping @Sendable (ServiceConfiguration) -> String?, shownDefault: @escaping @Sendable () -> String?) {
         self.section = section
         self.name = name
         self.isSecret = isSecret
         self.read = read
         self.show = show
+        self.shownDefault = shownDefault
+    }
+
+    /// The key's default, as `config check` and the README's table state it: the key table is
+    /// the one place it is written (a value's own default is the property's initial value).
+    public var defaultValue: KeyDefault {
+        describedDefault ?? shownDefault().map(KeyDefault.value) ?? .unset(nil)
+    }
+
+    /// This key with its default described as `described`.
+    public func defaulting(_ described: KeyDefault) -> ConfigurationKey {
+        var key = self
+        key.describedDefault = described
+        return key
     }
 
     /// `server.listen`: how ``ServiceConfiguration`` records where a value came from.
@@ -51,22 +76,35 @@ public struct ConfigurationKey: Sendable {
         }, show: { String($0[keyPath: property]) })
     }
 
-    /// Whole seconds within `range`, kept as a `Duration`.
+    /// Whole seconds within `range` (`30`, `30s`, `2m`; ``ValueSyntax/duration(_:unit:in:)``), kept as a `Duration`.
     public static func seconds(_ section: String, _ name: String, _ property: any SendableKeyPath<ServiceConfiguration, Duration>,
                                in range: ClosedRange<Int>) -> ConfigurationKey {
         ConfigurationKey(section: section, name: name, read: { c, text throws(Rejection) in
-            c[keyPath: property] = .seconds(try parseInteger(text, in: range))
+            c[keyPath: property] = .seconds(try ValueSyntax.duration(text, unit: .seconds, in: range))
         }, show: { String($0[keyPath: property].components.seconds) })
     }
 
-    /// `on` or `off`.
+    /// A duration kept as a whole number of `unit` within `range`: a bare number is `unit`, a
+    /// suffixed one (`500ms`, `30s`, `2m`, `1h`) is converted exactly.
+    public static func duration(_ section: String, _ name: String, _ property: any SendableKeyPath<ServiceConfiguration, Int>,
+                                unit: ValueSyntax.TimeUnit, in range: ClosedRange<Int>) -> ConfigurationKey {
+        ConfigurationKey(section: section, name: name, read: { c, text throws(Rejection) in
+            c[keyPath: property] = try ValueSyntax.duration(text, unit: unit, in: range)
+        }, show: { String($0[keyPath: property]) })
+    }
+
+    /// Bytes within `range`: a bare number, or one with `KiB`, `MiB` or `GiB`.
+    public static func size(_ section: String, _ name: String, _ property: any SendableKeyPath<ServiceConfiguration, Int>,
+                            in range: ClosedRange<Int>) -> ConfigurationKey {
+        ConfigurationKey(section: section, name: name, read: { c, text throws(Rejection) in
+            c[keyPath: property] = try ValueSyntax.size(text, in: range)
+        }, show: { String($0[keyPath: property]) })
+    }
+
+    /// On or off (``ValueSyntax/flag(_:)``: `on/off`, `true/false`, `yes/no`, `1/0`), shown `on` or `off`.
     public static func flag(_ section: String, _ name: String, _ property: any SendableKeyPath<ServiceConfiguration, Bool>) -> ConfigurationKey {
         ConfigurationKey(section: section, name: name, read: { c, text throws(Rejection) in
-            switch text {
-            case "on": c[keyPath: property] = true
-            case "off": c[keyPath: property] = false
-            default: throw Rejection(expected: "on or off")
-            }
+            c[keyPath: property] = try ValueSyntax.flag(text)
         }, show: { $0[keyPath: property] ? "on" : "off" })
     }
 
@@ -104,4 +142,18 @@ public struct ConfigurationKey: Sendable {
         }
         return n
     }
+}
+
+/// What a key is when nothing sets it, as `config check` shows it and the README's
+/// configuration table states it (a test holds the two together).
+public enum KeyDefault: Sendable, Equatable {
+    /// A value the key could be set to, the one a fresh configuration shows (`8080`, `on`).
+    case value(String)
+    /// Worked out from something else, described (`twice the CPUs, at least 4`); the effective
+    /// value is shown beside it.
+    case derived(String)
+    /// Not set; `meaning` says what that does (`SQLite`, `off`), if anything needs saying.
+    case unset(String?)
+    /// A present section cannot do without it.
+    case required
 }

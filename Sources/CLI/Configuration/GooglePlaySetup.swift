@@ -6,19 +6,26 @@ import OutsideHTTP
 extension GooglePlaySettings {
     /// What `serve` deploys for a present `[google]` section: the Play Developer API client with
     /// the service account's key read now, so a missing or unreadable key file stops the start
-    /// with one line naming the key and the path (never the key itself).
+    /// with one line naming the key and the path (never the key itself); every problem of the
+    /// section is reported, one line each.
     public func funding(creditsTestPurchases: Bool, clock: @escaping @Sendable () -> Timestamp,
                         transport: any OutsideHTTPTransport = URLSessionTransport()) throws -> GooglePlayFunding {
-        guard let package = packageName, !package.isEmpty else {
-            throw CommandFailure("[google] package_name: required when [google] is present (the app's package, e.g. chat.simplex.app)")
+        var problems: [String] = []
+        let package = packageName.flatMap { $0.isEmpty ? nil : $0 }
+        if package == nil {
+            problems.append("[google] package_name: required when [google] is present (the app's package, e.g. chat.simplex.app)")
         }
-        let key = try serviceAccountKey()
+        var key: ServiceAccountKey?
+        var push: PushAuthenticator?
+        do { key = try serviceAccountKey() } catch { problems.append("\(error)") }
+        do { push = try pushAuthenticator() } catch { problems.append("\(error)") }
+        guard problems.isEmpty, let package, let key else { throw ConfigurationErrors(problems.map(ConfigurationError.deployment)) }
         let endpoint = GooglePlayEndpoint(packageName: package, apiURL: apiURL ?? GooglePlayEndpoint.defaultAPIURL,
                                           tokenURL: tokenURL ?? GooglePlayEndpoint.defaultTokenURL,
                                           timeoutSeconds: Double(timeout), maxResponseBytes: maxResponseBytes)
         return GooglePlayFunding(client: GooglePlayClient(endpoint: endpoint, key: key, transport: transport),
                                  creditsTestPurchases: creditsTestPurchases, subscriptionChecks: PlayCheckLimiter(clock: clock),
-                                 push: try pushAuthenticator())
+                                 push: push)
     }
 
     /// The push authentication of `POST /webhooks/google`: both `push_audience` and
@@ -46,7 +53,7 @@ extension GooglePlaySettings {
             throw CommandFailure("[google] service_account: required when [google] is present (the service account's JSON key file)")
         }
         try FileSystem.refuseShared(path, naming: "[google] service_account")
-        switch FileSystem.read(path) {
+        switch ConfiguredFile.read(path) {
         case .success(let bytes):
             do { return try ServiceAccountKey(json: bytes) } catch {
                 throw CommandFailure("[google] service_account: \(path): \(error.reason)")

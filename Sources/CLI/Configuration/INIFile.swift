@@ -26,9 +26,11 @@ public struct INIFile: Equatable, Sendable {
     public private(set) var errors: [ConfigurationError] = []
 
     /// Parses `text`, read from `path`; a malformed line, a duplicate section or key, a key
-    /// outside any section or an unterminated quote is recorded in ``errors``.
+    /// outside any section or an unterminated quote is recorded in ``errors``. A byte-order
+    /// mark at the start (Windows editors write one) is not part of the first line.
     public init(parsing text: String, path: String = "configuration") {
         self.path = path
+        let text = text.unicodeScalars.first == "\u{FEFF}" ? String(text.unicodeScalars.dropFirst()) : text
         var firstLine: [String: Int] = [:]
         // "\r\n" is one Character in Swift, so split on both line-end forms.
         let lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })

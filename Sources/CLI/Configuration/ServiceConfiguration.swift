@@ -2,6 +2,7 @@ import Foundation
 import HTTPServer
 import RequestAuth
 import Storage
+import Wallet
 
 /// Everything `serve` and the operator commands need, from defaults, the INI file, the
 /// environment (`BADGE_SERVICE_<SECTION>_<KEY>`) and command-line flags, in that order of
@@ -66,7 +67,7 @@ public struct ServiceConfiguration: Sendable, Equatable {
     /// A coin purchase without a store payload grants the pack's coins (simulators); never where real money flows.
     public var allowDevCoinGrants = false
     /// The store's cut of a coin pack's price, in percent (its `netUsdCents`).
-    public var coinStoreFeePercent = 30
+    public var coinStoreFeePercent = CoinPackTable.defaultStoreFeePercent
     /// A JSON file replacing the built-in coin pack table.
     public var coinPacksFile: String?
     // [development]
@@ -102,37 +103,40 @@ public struct ServiceConfiguration: Sendable, Equatable {
 
     // MARK: the keys
 
-    /// Every configuration key, in the order `config check` and the README list them. To add
-    /// a key, add one line here (or to a store's ``StoreSettings/keys``) and a row to the README's
-    /// table; the INI file, its `BADGE_SERVICE_*` variable and `config check` follow.
+    /// Every configuration key, in the order `config check` and the README list them, grouped by
+    /// section. To add a key, add one line here (or to a store's ``StoreSettings/keys``) and a row
+    /// to the README's table (a test compares the two, defaults included); the INI file, its
+    /// `BADGE_SERVICE_*` variable and `config check` follow. A key's default is its property's
+    /// initial value, or the ``KeyDefault`` its line describes.
     public static let coreKeys: [ConfigurationKey] = [
         ConfigurationKey(section: "server", name: "listen", read: { c, v throws(ConfigurationKey.Rejection) in
             (c.listenHost, c.listenPort) = try parseListen(v)
         }, show: { c in "\(c.listenHost.contains(":") ? "[\(c.listenHost)]" : c.listenHost):\(c.listenPort)" }),
         .path("server", "data_dir", \.dataDirectory),
-        .integer("server", "max_request_target", \.limits.maxTargetLength, in: 64...1_048_576),
-        .integer("server", "max_field_line", \.limits.maxFieldLineLength, in: 64...1_048_576),
-        .integer("server", "max_head", \.limits.maxHeaderSectionSize, in: 256...1_048_576),
+        .size("server", "max_request_target", \.limits.maxTargetLength, in: 64...1_048_576),
+        .size("server", "max_field_line", \.limits.maxFieldLineLength, in: 64...1_048_576),
+        .size("server", "max_head", \.limits.maxHeaderSectionSize, in: 256...1_048_576),
         .integer("server", "max_fields", \.limits.maxHeaderFields, in: 1...10_000),
-        .integer("server", "max_body", \.limits.maxBodySize, in: 1...16_777_216),
+        .size("server", "max_body", \.limits.maxBodySize, in: 1...16_777_216),
         .seconds("server", "head_timeout", \.timeouts.requestHead, in: 1...3600),
         .seconds("server", "body_timeout", \.timeouts.requestBody, in: 1...3600),
         .seconds("server", "idle_timeout", \.timeouts.idle, in: 1...86_400),
         .integer("server", "max_connections", \.maxConnections, in: 1...1_000_000),
         .integer("server", "max_connections_per_address", \.maxConnectionsPerAddress, in: 1...1_000_000),
         .integer("server", "descriptor_reserve", \.descriptorReserve, in: 0...65_536),
-        .integer("limits", "max_buffered_request_bytes", \.maxBufferedRequestBytes, in: 65_536...(1 << 40)),
+        ConfigurationKey.integer("server", "workers", \.workers, in: 1...1024).defaulting(.derived("twice the CPUs, at least 4")),
+        .duration("server", "signature_window", \.signatureWindowSeconds, unit: .seconds, in: 1...86_400),
+        .flag("server", "access_log", \.accessLog),
+        .size("limits", "max_buffered_request_bytes", \.maxBufferedRequestBytes, in: 65_536...(1 << 40)),
         .integer("limits", "queue_per_address", \.queuePerAddress, in: 1...4096),
         .integer("limits", "failed_codes_per_key", \.failedCodesPerKey, in: 1...1_000_000),
         .integer("limits", "failed_codes_per_address", \.failedCodesPerAddress, in: 1...1_000_000),
         .integer("limits", "failed_front_tokens_per_address", \.failedFrontTokensPerAddress, in: 1...1_000_000),
-        .integer("limits", "failure_window", \.failureWindowSeconds, in: 1...86_400),
-        .integer("limits", "failure_block", \.failureBlockSeconds, in: 1...86_400),
-        .integer("server", "workers", \.workers, in: 1...1024),
-        .integer("server", "signature_window", \.signatureWindowSeconds, in: 1...86_400),
-        .flag("server", "access_log", \.accessLog),
-        .path("database", "path", \.databasePathSetting, shown: { $0.databasePath }),
-        .integer("database", "busy_timeout_ms", \.databaseBusyTimeoutMilliseconds, in: 0...60_000),
+        .duration("limits", "failure_window", \.failureWindowSeconds, unit: .seconds, in: 1...86_400),
+        .duration("limits", "failure_block", \.failureBlockSeconds, unit: .seconds, in: 1...86_400),
+        ConfigurationKey.path("database", "path", \.databasePathSetting, shown: { $0.databasePath })
+            .defaulting(.derived("<data_dir>/badges.sqlite")),
+        .duration("database", "busy_timeout_ms", \.databaseBusyTimeoutMilliseconds, unit: .milliseconds, in: 0...60_000),
         {
             var url = ConfigurationKey.text("database", "url", \.databaseURL, validate: { v throws(ConfigurationKey.Rejection) in
                 do throws(PostgresSettingsError) { _ = try PostgresSettings(url: v, password: nil) } catch {
@@ -140,22 +144,23 @@ public struct ServiceConfiguration: Sendable, Equatable {
                 }
             })
             url.hidesRefusedValue = true
-            return url
+            return url.defaulting(.unset("SQLite"))
         }(),
         .path("database", "password_file", \.databasePasswordFile, shown: { $0.databasePasswordFile }),
         .text("database", "password", \.databasePassword, secret: true),
         .integer("database", "pool_size", \.databasePoolSize, in: 1...1_000),
-        .integer("database", "connect_timeout", \.databaseConnectTimeoutSeconds, in: 2...300),
-        .integer("database", "statement_timeout_ms", \.databaseStatementTimeoutMilliseconds, in: 1...600_000),
-        .path("issuer", "key_file", \.issuerKeyFileSetting, shown: { $0.issuerKeyFile }),
-        .text("rpc", "front_token", \.frontToken, secret: true, validate: { v throws(ConfigurationKey.Rejection) in
+        .duration("database", "connect_timeout", \.databaseConnectTimeoutSeconds, unit: .seconds, in: 2...300),
+        .duration("database", "statement_timeout_ms", \.databaseStatementTimeoutMilliseconds, unit: .milliseconds, in: 1...600_000),
+        ConfigurationKey.path("issuer", "key_file", \.issuerKeyFileSetting, shown: { $0.issuerKeyFile })
+            .defaulting(.derived("<data_dir>/issuer-keys.json")),
+        ConfigurationKey.text("rpc", "front_token", \.frontToken, secret: true, validate: { v throws(ConfigurationKey.Rejection) in
             do { _ = try TrustedFront.enabled(token: v) } catch {
                 throw ConfigurationKey.Rejection(expected: "\(TrustedFront.minimumTokenLength) or more characters of A-Z a-z 0-9 - . _ ~ + / (then = padding)")
             }
-        }),
+        }).defaulting(.unset("off")),
         .flag("wallet", "allow_dev_coin_grants", \.allowDevCoinGrants),
         .integer("wallet", "store_fee_percent", \.coinStoreFeePercent, in: 0...99),
-        .path("wallet", "packs_file", \.coinPacksFile, shown: { $0.coinPacksFile }),
+        ConfigurationKey.path("wallet", "packs_file", \.coinPacksFile, shown: { $0.coinPacksFile }).defaulting(.unset("the built-in table")),
         .flag("development", "credit_test_purchases", \.creditTestPurchases),
         .flag("development", "ask_store_every_request", \.askStoreEveryRequest),
     ]
@@ -186,7 +191,7 @@ public struct ServiceConfiguration: Sendable, Equatable {
         var config = ServiceConfiguration()
         var errors: [ConfigurationError] = []
         if let file {
-            switch FileSystem.readText(file) {
+            switch ConfiguredFile.readText(file) {
             case .success(let text):
                 errors += config.apply(INIFile(parsing: text, path: file))
                 if let (mode, reader) = FileSystem.outsideReaders(file),
@@ -329,11 +334,14 @@ public struct ServiceConfiguration: Sendable, Equatable {
         /// The value, masked for a secret that is set; nil when unset.
         public var value: String?
         public var source: ConfigurationSource
+        /// The key's default as the key table states it, said beside a value that is the default.
+        public var defaultValue: KeyDefault
 
-        public init(key: String, value: String?, source: ConfigurationSource) {
+        public init(key: String, value: String?, source: ConfigurationSource, defaultValue: KeyDefault = .unset(nil)) {
             self.key = key
             self.value = value
             self.source = source
+            self.defaultValue = defaultValue
         }
     }
 
@@ -342,7 +350,7 @@ public struct ServiceConfiguration: Sendable, Equatable {
         Self.keys.map { key in
             let value = key.show(self)
             return EffectiveValue(key: key.label, value: key.isSecret && value != nil ? "(set, hidden)" : value,
-                                  source: sources[key.id] ?? .builtIn)
+                                  source: sources[key.id] ?? .builtIn, defaultValue: key.defaultValue)
         }
     }
 
@@ -390,11 +398,14 @@ struct StoreSlot: Sendable {
         isPresent = { $0[keyPath: slot] != nil }
         open = { c in if c[keyPath: slot] == nil { c[keyPath: slot] = S() } }
         keys = S.keys.map { key in
-            ConfigurationKey(section: S.section, name: key.name, isSecret: key.isSecret, read: { c, v throws(ConfigurationKey.Rejection) in
+            var wrapped = ConfigurationKey(section: S.section, name: key.name, isSecret: key.isSecret, read: { c, v throws(ConfigurationKey.Rejection) in
                 var store = c[keyPath: slot] ?? S()
                 try key.read(&store, v)
                 c[keyPath: slot] = store
-            }, show: { c in c[keyPath: slot].flatMap(key.show) })
+            }, show: { c in c[keyPath: slot].flatMap(key.show) }, shownDefault: { key.show(S()) })
+            wrapped.hidesRefusedValue = key.hidesRefusedValue
+            wrapped.describedDefault = key.describedDefault
+            return wrapped
         }
     }
 }

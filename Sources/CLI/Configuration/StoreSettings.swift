@@ -1,4 +1,6 @@
+import AppStore
 import Foundation
+import GooglePlay
 
 /// The settings of one store or payment provider section. A section that is present (even
 /// empty) configures its provider; an absent one answers `provider_not_configured`.
@@ -16,6 +18,10 @@ public struct StoreKey<Store: StoreSettings>: Sendable {
     public let name: String
     /// Masked by `config check` and never echoed in an error.
     public let isSecret: Bool
+    /// A value refused is not echoed in the error (a secret pasted under the wrong key).
+    public var hidesRefusedValue = false
+    /// As ``ConfigurationKey/describedDefault``: nil when the value an empty section shows is the default.
+    public var describedDefault: KeyDefault?
     let read: @Sendable (inout Store, String) throws(ConfigurationKey.Rejection) -> Void
     let show: @Sendable (Store) -> String?
 
@@ -29,6 +35,13 @@ public struct StoreKey<Store: StoreSettings>: Sendable {
         self.show = show
     }
 
+    /// This key with its default described as `described`.
+    public func defaulting(_ described: KeyDefault) -> StoreKey {
+        var key = self
+        key.describedDefault = described
+        return key
+    }
+
     /// Any text.
     public static func text(_ name: String, _ property: any SendableKeyPath<Store, String?>) -> StoreKey {
         StoreKey(name, read: { s, v in s[keyPath: property] = v }, show: { $0[keyPath: property] })
@@ -39,14 +52,33 @@ public struct StoreKey<Store: StoreSettings>: Sendable {
         StoreKey(name, isSecret: true, read: { s, v in s[keyPath: property] = v }, show: { $0[keyPath: property] })
     }
 
-    /// An `http://` or `https://` URL (a provider's base URL; tests point it at a local fake).
-    public static func url(_ name: String, _ property: any SendableKeyPath<Store, String?>) -> StoreKey {
-        StoreKey(name, read: { s, v throws(ConfigurationKey.Rejection) in
-            guard v.hasPrefix("https://") || v.hasPrefix("http://"), v.count > "https://".count else {
-                throw ConfigurationKey.Rejection(expected: "an http:// or https:// URL")
-            }
+    /// A secret whose shape is known (a Stripe key's prefix): `validate` throws what it expected,
+    /// never echoing the value.
+    public static func secret(_ name: String, _ property: any SendableKeyPath<Store, String?>,
+                              validate: @escaping @Sendable (String) throws(ConfigurationKey.Rejection) -> Void) -> StoreKey {
+        StoreKey(name, isSecret: true, read: { s, v throws(ConfigurationKey.Rejection) in
+            try validate(v)
             s[keyPath: property] = v
         }, show: { $0[keyPath: property] })
+    }
+
+    /// An absolute `http://` or `https://` URL with a host (a page the buyer is sent to, an
+    /// endpoint); `defaultURL` is the one used while it is unset, shown as its default.
+    public static func url(_ name: String, _ property: any SendableKeyPath<Store, String?>, default defaultURL: String? = nil) -> StoreKey {
+        StoreKey(name, read: { s, v throws(ConfigurationKey.Rejection) in
+            try URLShape.absolute(v)
+            s[keyPath: property] = v
+        }, show: { $0[keyPath: property] ?? defaultURL })
+    }
+
+    /// A base URL the service appends API paths to: an absolute `http(s)://` URL without a query
+    /// or fragment, and without `apiPath` (what the service appends itself, e.g. `/api/v1`).
+    public static func baseURL(_ name: String, _ property: any SendableKeyPath<Store, String?>, default defaultURL: String? = nil,
+                               apiPath: String? = nil) -> StoreKey {
+        StoreKey(name, read: { s, v throws(ConfigurationKey.Rejection) in
+            try URLShape.base(v, apiPath: apiPath)
+            s[keyPath: property] = v
+        }, show: { $0[keyPath: property] ?? defaultURL })
     }
 
     /// One of `allowed`; `refused` names values turned down on purpose, with the reason.
@@ -59,10 +91,17 @@ public struct StoreKey<Store: StoreSettings>: Sendable {
         }, show: { $0[keyPath: property] })
     }
 
-    /// An integer within `range`.
-    public static func integer(_ name: String, _ property: any SendableKeyPath<Store, Int>, in range: ClosedRange<Int>) -> StoreKey {
+    /// Whole seconds within `range` (`10`, `10s`, `2m`).
+    public static func seconds(_ name: String, _ property: any SendableKeyPath<Store, Int>, in range: ClosedRange<Int>) -> StoreKey {
         StoreKey(name, read: { s, v throws(ConfigurationKey.Rejection) in
-            s[keyPath: property] = try ConfigurationKey.parseInteger(v, in: range)
+            s[keyPath: property] = try ValueSyntax.duration(v, unit: .seconds, in: range)
+        }, show: { String($0[keyPath: property]) })
+    }
+
+    /// Bytes within `range` (`65536`, `64KiB`, `1MiB`).
+    public static func size(_ name: String, _ property: any SendableKeyPath<Store, Int>, in range: ClosedRange<Int>) -> StoreKey {
+        StoreKey(name, read: { s, v throws(ConfigurationKey.Rejection) in
+            s[keyPath: property] = try ValueSyntax.size(v, in: range)
         }, show: { String($0[keyPath: property]) })
     }
 }
@@ -88,11 +127,22 @@ public struct AppleStoreSettings: StoreSettings {
     public init() {}
     public static let section = "apple"
     public static let keys: [StoreKey<Self>] = [
-        .text("bundle_id", \.bundleID), .text("root_certificates", \.rootCertificates), .text("app_apple_id", \.appAppleID),
-        .text("issuer_id", \.issuerID), .text("key_id", \.keyID), .text("private_key", \.privateKeyFile),
-        .url("api_url", \.apiURL), .url("sandbox_api_url", \.sandboxAPIURL),
-        .integer("timeout", \.timeout, in: StoreCallLimits.timeoutRange),
-        .integer("max_response_bytes", \.maxResponseBytes, in: StoreCallLimits.maxResponseBytesRange),
+        StoreKey.text("bundle_id", \.bundleID).defaulting(.required),
+        StoreKey.text("root_certificates", \.rootCertificates).defaulting(.required),
+        .text("app_apple_id", \.appAppleID),
+        StoreKey("issuer_id", read: { s, v throws(ConfigurationKey.Rejection) in
+            try KeyShape.appleIssuerID(v)
+            s.issuerID = v
+        }, show: { $0.issuerID }),
+        StoreKey("key_id", read: { s, v throws(ConfigurationKey.Rejection) in
+            try KeyShape.appleKeyID(v)
+            s.keyID = v
+        }, show: { $0.keyID }),
+        .text("private_key", \.privateKeyFile),
+        .baseURL("api_url", \.apiURL, default: AppStoreServerAPI.defaultProductionURL),
+        .baseURL("sandbox_api_url", \.sandboxAPIURL, default: AppStoreServerAPI.defaultSandboxURL),
+        .seconds("timeout", \.timeout, in: StoreCallLimits.timeoutRange),
+        .size("max_response_bytes", \.maxResponseBytes, in: StoreCallLimits.maxResponseBytesRange),
     ]
 
     /// The root certificate files, in the order given.
@@ -133,10 +183,12 @@ public struct GooglePlaySettings: StoreSettings {
                 return segment.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || (48...57).contains($0.value) || $0 == "_") }
             }) else { throw ConfigurationKey.Rejection(expected: "an Android package name such as chat.simplex.app") }
             s.packageName = v
-        }, show: { $0.packageName }),
-        .text("service_account", \.serviceAccountFile), .url("api_url", \.apiURL), .url("token_url", \.tokenURL),
-        .integer("timeout", \.timeout, in: 1...120),
-        .integer("max_response_bytes", \.maxResponseBytes, in: 1024...(64 << 20)),
+        }, show: { $0.packageName }).defaulting(.required),
+        StoreKey.text("service_account", \.serviceAccountFile).defaulting(.required),
+        .baseURL("api_url", \.apiURL, default: GooglePlayEndpoint.defaultAPIURL),
+        .url("token_url", \.tokenURL, default: GooglePlayEndpoint.defaultTokenURL),
+        .seconds("timeout", \.timeout, in: 1...120),
+        .size("max_response_bytes", \.maxResponseBytes, in: 1024...(64 << 20)),
         .text("push_audience", \.pushAudience),
         StoreKey("push_service_account", read: { s, v throws(ConfigurationKey.Rejection) in
             let parts = v.split(separator: "@", omittingEmptySubsequences: false)
@@ -145,7 +197,7 @@ public struct GooglePlaySettings: StoreSettings {
             }
             s.pushServiceAccount = v
         }, show: { $0.pushServiceAccount }),
-        .url("push_jwks_url", \.pushJWKSURL),
+        .url("push_jwks_url", \.pushJWKSURL, default: GoogleKeyCache.defaultURL),
     ]
 }
 
@@ -162,13 +214,26 @@ public struct StripeSettings: StoreSettings {
     /// Bytes of a Stripe API answer read at most.
     public var maxResponseBytes = StoreCallLimits.defaultMaxResponseBytes
 
+    /// Stripe's API, used while `api_url` is unset.
+    public static let defaultAPIURL = "https://api.stripe.com"
+
     public init() {}
     public static let section = "stripe"
     public static let keys: [StoreKey<Self>] = [
-        .secret("secret_key", \.secretKey), .text("publishable_key", \.publishableKey), .secret("webhook_secret", \.webhookSecret),
-        .url("success_url", \.successURL), .url("cancel_url", \.cancelURL), .url("api_url", \.apiURL),
-        .integer("timeout", \.timeout, in: StoreCallLimits.timeoutRange),
-        .integer("max_response_bytes", \.maxResponseBytes, in: StoreCallLimits.maxResponseBytesRange),
+        StoreKey.secret("secret_key", \.secretKey, validate: KeyShape.stripeSecretKey).defaulting(.required),
+        {
+            var key = StoreKey<Self>("publishable_key", read: { s, v throws(ConfigurationKey.Rejection) in
+                try KeyShape.stripePublishableKey(v)
+                s.publishableKey = v
+            }, show: { $0.publishableKey })
+            key.hidesRefusedValue = true
+            return key
+        }(),
+        StoreKey.secret("webhook_secret", \.webhookSecret, validate: KeyShape.stripeWebhookSecret).defaulting(.required),
+        StoreKey.url("success_url", \.successURL).defaulting(.required), StoreKey.url("cancel_url", \.cancelURL).defaulting(.required),
+        .baseURL("api_url", \.apiURL, default: defaultAPIURL),
+        .seconds("timeout", \.timeout, in: StoreCallLimits.timeoutRange),
+        .size("max_response_bytes", \.maxResponseBytes, in: StoreCallLimits.maxResponseBytesRange),
     ]
 }
 
@@ -189,11 +254,12 @@ public struct BTCPaySettings: StoreSettings {
     public init() {}
     public static let section = "btcpay"
     public static let keys: [StoreKey<Self>] = [
-        .url("url", \.url), .secret("api_key", \.apiKey), .text("store_id", \.storeID), .secret("webhook_secret", \.webhookSecret),
+        StoreKey.baseURL("url", \.url, apiPath: "/api/v1").defaulting(.required), StoreKey.secret("api_key", \.apiKey).defaulting(.required),
+        StoreKey.text("store_id", \.storeID).defaulting(.required), StoreKey.secret("webhook_secret", \.webhookSecret).defaulting(.required),
         .choice("speed_policy", \.speedPolicy, allowed: ["MediumSpeed", "LowMediumSpeed", "LowSpeed"],
                 refused: ["HighSpeed": "no confirmation: a payment could be spent again after it was credited"]),
-        .integer("timeout", \.timeout, in: StoreCallLimits.timeoutRange),
-        .integer("max_response_bytes", \.maxResponseBytes, in: StoreCallLimits.maxResponseBytesRange),
+        .seconds("timeout", \.timeout, in: StoreCallLimits.timeoutRange),
+        .size("max_response_bytes", \.maxResponseBytes, in: StoreCallLimits.maxResponseBytesRange),
     ]
 }
 

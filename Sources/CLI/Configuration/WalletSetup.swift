@@ -10,7 +10,7 @@ extension ServiceConfiguration {
                 throw CommandFailure("[wallet] store_fee_percent: \(error)")
             }
         }
-        switch FileSystem.read(path) {
+        switch ConfiguredFile.read(path) {
         case .success(let bytes):
             do { return try CoinPackTable.parse(bytes, storeFeePercent: coinStoreFeePercent) } catch {
                 throw CommandFailure("[wallet] packs_file: \(path): \(error)")

@@ -1,0 +1,64 @@
+/// The shapes of provider keys that are known for certain, checked when the configuration is
+/// read, so a key pasted under the wrong name fails at `config check` and not at the first
+/// invoice. Only documented shapes are checked: nothing that could refuse a real value. The
+/// value is never part of the message (these keys are secrets, or may hold one pasted wrongly).
+enum KeyShape {
+    /// `[stripe] secret_key`: a secret (`sk_…`) or restricted (`rk_…`) key; a publishable key
+    /// cannot create Checkout Sessions.
+    static func stripeSecretKey(_ value: String) throws(ConfigurationKey.Rejection) {
+        if value.hasPrefix("sk_") || value.hasPrefix("rk_") { return }
+        let expected = "a Stripe secret key (sk_…) or restricted key (rk_…) from the Dashboard's API keys page"
+        if value.hasPrefix("pk_") {
+            throw ConfigurationKey.Rejection(expected: "\(expected); this is a publishable key (pk_…), which cannot create Checkout Sessions")
+        }
+        if value.hasPrefix("whsec_") {
+            throw ConfigurationKey.Rejection(expected: "\(expected); this is a webhook signing secret (whsec_…), which belongs in webhook_secret")
+        }
+        throw ConfigurationKey.Rejection(expected: expected)
+    }
+
+    /// `[stripe] webhook_secret`: the endpoint's signing secret, `whsec_…`, whole.
+    static func stripeWebhookSecret(_ value: String) throws(ConfigurationKey.Rejection) {
+        if value.hasPrefix("whsec_") { return }
+        let expected = "the webhook endpoint's signing secret, whsec_… whole, from the Dashboard's webhook page"
+        if ["sk_", "rk_", "pk_"].contains(where: value.hasPrefix) {
+            throw ConfigurationKey.Rejection(expected: "\(expected); this is an API key, which belongs in secret_key")
+        }
+        throw ConfigurationKey.Rejection(expected: expected)
+    }
+
+    /// `[stripe] publishable_key` (unused): `pk_…`; a secret key here would be shown by `config check`.
+    static func stripePublishableKey(_ value: String) throws(ConfigurationKey.Rejection) {
+        if value.hasPrefix("pk_") { return }
+        let expected = "a Stripe publishable key (pk_…)"
+        if value.hasPrefix("sk_") || value.hasPrefix("rk_") {
+            throw ConfigurationKey.Rejection(expected: "\(expected); this is a secret key, which belongs in secret_key")
+        }
+        throw ConfigurationKey.Rejection(expected: expected)
+    }
+
+    /// `[apple] key_id`: the In-App Purchase key's id, 10 letters and digits (README, App Store).
+    static func appleKeyID(_ value: String) throws(ConfigurationKey.Rejection) {
+        guard value.utf8.count == 10, value.utf8.allSatisfy({ isASCIIAlphanumeric($0) }) else {
+            throw ConfigurationKey.Rejection(expected: "the In-App Purchase key's id, 10 letters and digits (e.g. 2X9R4HXF34)")
+        }
+    }
+
+    /// `[apple] issuer_id`: the issuer id App Store Connect shows, a UUID.
+    static func appleIssuerID(_ value: String) throws(ConfigurationKey.Rejection) {
+        let groups = value.split(separator: "-", omittingEmptySubsequences: false)
+        guard groups.map(\.utf8.count) == [8, 4, 4, 4, 12],
+              groups.allSatisfy({ $0.utf8.allSatisfy(isHexDigit) })
+        else {
+            throw ConfigurationKey.Rejection(expected: "the issuer id App Store Connect shows, a UUID (e.g. 57246542-96fe-1a63-e053-0824d011072a)")
+        }
+    }
+
+    static func isHexDigit(_ byte: UInt8) -> Bool {
+        (0x30...0x39).contains(byte) || (0x41...0x46).contains(byte) || (0x61...0x66).contains(byte)
+    }
+
+    static func isASCIIAlphanumeric(_ byte: UInt8) -> Bool {
+        (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+    }
+}
