@@ -63,7 +63,7 @@ let package = Package(
                 swiftSettings: strict),
         .target(name: "CLI",
                 dependencies: ["AppStore", "GooglePlay", "HTTPServer", "Gateway", "Handlers", "Wallet", "JSON", "Schema", "RequestAuth", "Credentials", "Ledger", "Storage",
-                               "Crypto", "BadgeCore", "Locking", "Logging", "OutsideHTTP"],
+                               "Crypto", "BadgeCore", "Locking", "Logging", "OutsideHTTP", "Payments"],
                 swiftSettings: strict),
         .executableTarget(name: "badge-service",
                           dependencies: ["CLI", "Gateway", "HTTPServer", "Handlers", "Wallet", "Payments", "Webhooks", "RequestAuth", "BadgeCore", "Locking",
