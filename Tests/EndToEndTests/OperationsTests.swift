@@ -193,7 +193,7 @@ import Testing
         let backup = dir.file("backup-1")
         let made = try CLIResult.run(["backup", "--data", data, backup], in: dir.url)
         #expect(made.status == 0, "\(made.stderr)")
-        for file in ["badges.sqlite", "issuer-keys.json"] {
+        for file in ["badges.sqlite", "issuer-keys.json", "backup.json"] {
             #expect(mode(backup + "/" + file) == 0o600, "\(file)")
         }
         // it never replaces anything
@@ -210,7 +210,7 @@ import Testing
         // restore (README, Operations): the backup directory replaces the data directory
         try FileManager.default.moveItem(atPath: data, toPath: dir.file("badge-data.old"))
         try FileManager.default.moveItem(atPath: backup, toPath: data)
-        let restored = try ServiceProcess(data: dir)
+        let restored = try ServiceProcess(data: dir, arguments: ["--restored"])
         #expect(try restored.cli(["codes", "list"]).stdout == codesBefore)
         #expect(try restored.cli(["issuer", "show"]).stdout == keysBefore)
         #expect(codesBefore.split(separator: "\n").count == 1 && !code.isEmpty)
