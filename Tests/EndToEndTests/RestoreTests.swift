@@ -148,9 +148,13 @@ extension OperationsTests {
         #expect(appliedLines == ["applied btcpay payment \(coinId) to invoice \(coinInvoice.invoiceId): invoice settled",
                                  "applied stripe payment \(cardSession) to invoice \(cardInvoice.invoiceId): invoice settled"], "\(first.stdout)")
         #expect(first.stdout.contains("reconciling the settlements since \(backupTime)"), "\(first.stdout)")
-        #expect(first.stdout.contains("stripe: 4 settled since") && first.stdout.contains(
+        // Each list is read from before the backup by as long as an invoice made then may still settle.
+        let madeAt = try #require(RFC3339.parse(backupTime))
+        let stripeFrom = RFC3339.format(madeAt.adding(seconds: -(3600 + 3 * 86_400)))
+        let btcpayFrom = RFC3339.format(madeAt.adding(seconds: -(3600 + 86_400)))
+        #expect(first.stdout.contains("stripe: 4 settled since \(stripeFrom) listed") && first.stdout.contains(
             "1 applied, 1 already present, 1 not matching their invoice, 1 not in this database, 0 of other applications"), "\(first.stdout)")
-        #expect(first.stdout.contains("btcpay: 1 settled since") && first.stdout.contains(
+        #expect(first.stdout.contains("btcpay: 1 settled since \(btcpayFrom) listed") && first.stdout.contains(
             "1 applied, 0 already present, 0 not matching their invoice, 0 not in this database"), "\(first.stdout)")
         let warnings = first.stderr.split(separator: "\n")
         #expect(warnings.count == 2, "\(first.stderr)")
@@ -219,5 +223,41 @@ extension OperationsTests {
         // without a payment section there is nothing to reconcile
         let bare = try CLIResult.run(["reconcile", "--since", "1796004000", "--data", data], in: dir.url)
         #expect(bare.status == 1 && bare.stderr.contains("neither [stripe] nor [btcpay] is configured"), "\(bare.stderr)")
+    }
+}
+
+extension PostgresEndToEndTests {
+    /// reconcile on PostgreSQL: a card payment whose webhook never came is credited once.
+    @Test func reconcileCreditsAMissedSettlementOnPostgreSQLOnce() throws {
+        let cluster = PostgresCluster.shared
+        let fake = try FakePayments()
+        let config = try configuration(cluster, try cluster.makeDatabase())
+        let payments = "\n[stripe]\nsecret_key = \(fake.stripeKey)\nwebhook_secret = whsec_pg\napi_url = \(fake.url)\n"
+            + "success_url = https://shop.test/thanks\ncancel_url = https://shop.test/cancelled\ntimeout = 1\n"
+        try (try String(contentsOfFile: config, encoding: .utf8) + payments).write(toFile: config, atomically: true, encoding: .utf8)
+        chmod(config, 0o600)
+        let service = try ServiceProcess(data: TemporaryDirectory("e2e-pg-reconcile"), arguments: ["--config", config])
+        let key = Ed25519PrivateKey(), master = SecureRandom.bytes(32)
+        let command: JSONValue = ["type": "getBadgeInvoice", "priceId": "2170da16-66e5-481f-9c75-6949e2dd14e1",
+                                  "paymentVia": ["type": "card", "provider": "stripe"],
+                                  "badgeInfo": ["badgeType": "supporter", "badgeExpiry": "2027-01-05T00:00:00Z", "badgeExtra": ""]]
+        let made = try HTTP.rpc(service, HTTP.envelope(command, key: key), key: key)
+        guard case .badgeInvoice(let invoice, _, _)? = made.response, case .card(_, let url) = invoice.paymentTo else {
+            Issue.record("\(made.text)"); return
+        }
+        let session = String(url.split(separator: "/").last!)
+        try fake.setStripeSession(session, paymentIntent: "pi_pg")
+        let since = String(Int(Date().timeIntervalSince1970) - 60)
+        let first = try service.cli(["reconcile", "--since", since, "--config", config])
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdout.contains("applied stripe payment \(session) to invoice \(invoice.invoiceId): invoice settled"), "\(first.stdout)")
+        let purchase: JSONValue = ["type": "purchaseBadge", "masterKey": .string(Base64URL.encode(master)),
+                                   "payment": ["type": "invoice", "invoiceId": .string(invoice.invoiceId)]]
+        let bought = try HTTP.rpc(service, HTTP.envelope(purchase, key: key), key: key)
+        #expect(bought.status == 200 && bought.response?.credential?.masterKey == master, "\(bought.text)")
+        let second = try service.cli(["reconcile", "--since", since, "--config", config])
+        #expect(second.status == 0 && second.stdout.contains("stripe: 1 settled since") && second.stdout.contains("0 applied, 1 already present"),
+                "\(second.stdout)\(second.stderr)")
+        #expect(service.stop() == 0)
     }
 }
