@@ -63,7 +63,7 @@ let package = Package(
                 swiftSettings: strict),
         .target(name: "CLI",
                 dependencies: ["AppStore", "GooglePlay", "HTTPServer", "Gateway", "Handlers", "Wallet", "JSON", "Schema", "RequestAuth", "Credentials", "Ledger", "Storage",
-                               "Crypto", "BadgeCore", "Locking", "Logging", "OutsideHTTP", "CExtendedAttributes"],
+                               "Crypto", "BadgeCore", "Locking", "Logging", "OutsideHTTP", "CExtendedAttributes", "Payments"],
                 swiftSettings: strict),
         .target(name: "CExtendedAttributes"),
         .executableTarget(name: "badge-service",

@@ -36,6 +36,7 @@ public enum BadgeServiceCLI {
           init      prepare a data directory (database, catalog, issuer key) as the first serve does
           backup    copy the database (online, safe while serving) and the issuer key to a new directory
           migrate   apply pending database migrations (SQLite or PostgreSQL) and print the schema version
+          reconcile after a restore, apply the Stripe and BTCPay settlements made since the backup
           issuer    issuer BBS keys: keygen, show, add, activate, sign, verify
           codes     redemption codes: create, revoke, list
           catalog   prices, offers and store products: list, add-price, add-offer, deprecate, disable,
@@ -54,7 +55,7 @@ public enum BadgeServiceCLI {
     public static let version = "0.1.0"
 
     /// The commands `run` knows, as the unknown-command hint lists them.
-    static let commands = ["serve", "init", "backup", "migrate", "issuer", "codes", "catalog", "ledger", "client", "config", "schema"]
+    static let commands = ["serve", "init", "backup", "migrate", "reconcile", "issuer", "codes", "catalog", "ledger", "client", "config", "schema"]
 
     /// Runs one command line (without the program name); returns the exit status. `serve` runs
     /// the service for the `serve` command.
@@ -79,6 +80,7 @@ public enum BadgeServiceCLI {
             case "init": try InitCommand.run(&args, environment: environment, output: output)
             case "backup": try BackupCommand.run(&args, environment: environment, output: output)
             case "migrate": try MigrateCommand.run(&args, environment: environment, output: output)
+            case "reconcile": try ReconcileCommand.run(&args, environment: environment, output: output)
             case "catalog": try CatalogCommand.run(&args, environment: environment, output: output)
             case "issuer": try IssuerCommand.run(&args, environment: environment, output: output)
             case "codes": try CodesCommand.run(&args, environment: environment, output: output)

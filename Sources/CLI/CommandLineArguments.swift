@@ -54,7 +54,7 @@ public struct CommandLineArguments {
 
     /// The options that take no value. Every other `--name` is followed by its value, which is
     /// never taken for a positional argument (so options may come before or after positionals).
-    static let bareFlags: Set<String> = ["--signed", "--support", "--activate", "--help", "-h"]
+    static let bareFlags: Set<String> = ["--signed", "--support", "--activate", "--help", "-h", "--restored", "--dry-run"]
 
     /// The next positional argument, if any: the first item that is neither an option nor the
     /// value of one; everything after `--` is positional.

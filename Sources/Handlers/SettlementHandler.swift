@@ -42,23 +42,8 @@ extension BadgeService {
             case .other(let type):
                 return .ignored(type)
             case let .paid(sessionId, reference, amount, currency, intent):
-                guard let invoice = try w.invoice(provider: "stripe", providerRef: sessionId) else {
-                    return .ignored("paid session of no invoice")
-                }
-                guard reference == invoice.invoiceId, amount == Int(invoice.amount),
-                      currency?.lowercased() == invoice.currency.lowercased()
-                else { return .ignored(Self.unmatchedSettlement) }
-                // Stripe does not order its events: the refund may have come first.
-                if let intent, try w.isRefunded(ProviderRefund(provider: "stripe", kind: .payment, reference: intent)) {
-                    guard try w.setInvoiceStatus(invoiceId: invoice.invoiceId, from: [.open, .closed], to: .refunded,
-                                                 paidAt: nil, paymentRef: intent)
-                    else { return .ignored("invoice already \(invoice.status.rawValue)") }
-                    return .applied("invoice refunded before it settled")
-                }
-                guard try w.setInvoiceStatus(invoiceId: invoice.invoiceId, from: [.open, .closed], to: .paid, paidAt: now,
-                                             paymentRef: intent)
-                else { return .ignored("invoice already \(invoice.status.rawValue)") }
-                return try settled(invoice, in: w, at: now)
+                return try settlePaidSession(sessionId, reference: reference, amount: amount, currency: currency, intent: intent,
+                                             in: w, at: now)
             case let .expired(sessionId, _):
                 return try closeUnpaidSession(sessionId, in: w, unknown: "expired session of no invoice", closed: "invoice closed")
             case let .paymentFailed(sessionId, _):
@@ -78,6 +63,30 @@ extension BadgeService {
         }
         if case let .paid(sessionId, _, _, _, _) = event.settlement { reportUncredited(outcome, provider: "stripe", reference: sessionId) }
         return outcome
+    }
+
+    /// A paid Checkout Session applied to its invoice: settled only when the session,
+    /// `client_reference_id`, amount and currency all match it, refunded instead when its payment's
+    /// refund came first. The webhook and `reconcile` both come here.
+    func settlePaidSession(_ sessionId: String, reference: String?, amount: Int?, currency: String?, intent: String?,
+                           in w: any StoreWriter, at now: Timestamp) throws -> SettlementOutcome {
+        guard let invoice = try w.invoice(provider: "stripe", providerRef: sessionId) else {
+            return .ignored("paid session of no invoice")
+        }
+        guard reference == invoice.invoiceId, amount == Int(invoice.amount),
+              currency?.lowercased() == invoice.currency.lowercased()
+        else { return .ignored(Self.unmatchedSettlement) }
+        // Stripe does not order its events: the refund may have come first.
+        if let intent, try w.isRefunded(ProviderRefund(provider: "stripe", kind: .payment, reference: intent)) {
+            guard try w.setInvoiceStatus(invoiceId: invoice.invoiceId, from: [.open, .closed], to: .refunded,
+                                         paidAt: nil, paymentRef: intent)
+            else { return .ignored("invoice already \(invoice.status.rawValue)") }
+            return .applied("invoice refunded before it settled")
+        }
+        guard try w.setInvoiceStatus(invoiceId: invoice.invoiceId, from: [.open, .closed], to: .paid, paidAt: now,
+                                     paymentRef: intent)
+        else { return .ignored("invoice already \(invoice.status.rawValue)") }
+        return try settled(invoice, in: w, at: now)
     }
 
     /// Closes the open invoice of a Stripe session that can no longer be paid.

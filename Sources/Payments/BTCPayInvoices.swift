@@ -84,7 +84,12 @@ public struct BTCPayInvoices: PaymentProvider, InvoiceStateReading {
         guard !providerRef.isEmpty, providerRef.allSatisfy({ $0.isLetter || $0.isNumber }) else {
             throw .refused("not a BTCPay invoice id")
         }
-        let invoice = try call("GET", storePath + "/" + providerRef, body: nil, what: "reading an invoice")
+        return try Self.state(of: try call("GET", storePath + "/" + providerRef, body: nil, what: "reading an invoice"),
+                              what: "reading an invoice")
+    }
+
+    /// An `InvoiceData` as a settlement reads it, whether read alone or listed.
+    static func state(of invoice: JSONValue, what: String) throws(PaymentProviderError) -> ProviderInvoiceState {
         let orderId = invoice["metadata"]?["orderId"]?.stringValue
         switch invoice["status"]?.stringValue {
         case "Settled":
@@ -99,7 +104,7 @@ public struct BTCPayInvoices: PaymentProvider, InvoiceStateReading {
             let monitored = invoice["monitoringExpiration"]?.numberValue?.exactInt.map { Timestamp(seconds: Int64($0)) }
             return .expired(orderId: orderId, monitoredUntil: monitored)
         case "Invalid": return .failed(orderId: orderId)
-        default: throw .unavailable("reading an invoice: unknown status")
+        default: throw .unavailable("\(what): unknown status")
         }
     }
 

@@ -21,8 +21,9 @@ public final class FakePayments: @unchecked Sendable {
     public var url: String { "http://127.0.0.1:\(port)" }
 
     /// Sets what the fake `provider` (`stripe`, `btcpay`) answers from now on: `ok`, `500`,
-    /// `garbage`, `huge` (a success over the cap), `hugeerror` (a 503 page over it), `hang`, `400` (Stripe's `amount_too_small`), `401` or
-    /// `redirect` (a 307 elsewhere on the fake, which `requests("redirected")` lists if followed).
+    /// `garbage`, `huge` (a success over the cap), `hugeerror` (a 503 page over it), `hang`, `400` (Stripe's `amount_too_small`), `401`,
+    /// `redirect` (a 307 elsewhere on the fake, which `requests("redirected")` lists if followed), or
+    /// `later-pages-500` (a list call's second page and later answer 500, everything else works).
     public func setMode(_ provider: String, _ mode: String) throws {
         _ = try post("/_control/mode", ["provider": .string(provider), "mode": .string(mode)])
     }
@@ -37,6 +38,17 @@ public final class FakePayments: @unchecked Sendable {
         _ = try post("/_control/btcpay-status", request)
     }
 
+    /// Sets fields of a fake Checkout Session as Stripe changes them when the buyer pays
+    /// (`status` `complete`, `payment_status` `paid`, its `payment_intent`); `amountTotal` makes
+    /// it report another amount. Its list (`GET /v1/checkout/sessions`) shows them.
+    public func setStripeSession(_ id: String, status: String = "complete", paymentStatus: String = "paid",
+                                 paymentIntent: String? = nil, amountTotal: Int? = nil) throws {
+        var request: JSONObject = ["id": .string(id), "status": .string(status), "payment_status": .string(paymentStatus)]
+        if let paymentIntent { request["payment_intent"] = .string(paymentIntent) }
+        if let amountTotal { request["amount_total"] = .number(JSONNumber(amountTotal)) }
+        _ = try post("/_control/stripe-session", request)
+    }
+
     /// A `Stripe-Signature` header for `payload`, made by PyPI `stripe`.
     public func stripeSignature(payload: String, secret: String, timestamp: Int? = nil) throws -> String {
         var request: JSONObject = ["payload": .string(payload), "secret": .string(secret)]
@@ -49,7 +61,8 @@ public final class FakePayments: @unchecked Sendable {
         try post("/_sign/btcpay", ["payload": .string(payload), "secret": .string(secret)])["header"]?.stringValue ?? ""
     }
 
-    /// The requests the fake `provider` received, as it recorded them.
+    /// The requests the fake `provider` received, as it recorded them; `lists` holds the list
+    /// calls of both (`provider`, and `query` with each parameter's values).
     public func requests(_ provider: String) throws -> [JSONValue] {
         let (data, _) = try Self.http("GET", url + "/_control/requests/" + provider, body: nil)
         return try JSONValue.parse([UInt8](data)).arrayValue ?? []

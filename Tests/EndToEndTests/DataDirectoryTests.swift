@@ -113,7 +113,7 @@ extension OperationsTests {
         let made = try CLIResult.run(["backup", backup, "--data", data], in: dir.url)
         #expect(made.status == 0, "\(made.stderr)")
         #expect(!FileManager.default.fileExists(atPath: backup + ".partial"))
-        #expect(try FileManager.default.contentsOfDirectory(atPath: backup).sorted() == ["badges.sqlite", "issuer-keys.json"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: backup).sorted() == ["backup.json", "badges.sqlite", "issuer-keys.json"])
     }
 
     @Test func aSymbolicLinkAsTheLockFileIsRefusedAndItsTargetKept() throws {

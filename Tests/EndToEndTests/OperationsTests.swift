@@ -193,7 +193,7 @@ import Testing
         let backup = dir.file("backup-1")
         let made = try CLIResult.run(["backup", "--data", data, backup], in: dir.url)
         #expect(made.status == 0, "\(made.stderr)")
-        for file in ["badges.sqlite", "issuer-keys.json"] {
+        for file in ["badges.sqlite", "issuer-keys.json", "backup.json"] {
             #expect(mode(backup + "/" + file) == 0o600, "\(file)")
         }
         // it never replaces anything
@@ -210,7 +210,7 @@ import Testing
         // restore (README, Operations): the backup directory replaces the data directory
         try FileManager.default.moveItem(atPath: data, toPath: dir.file("badge-data.old"))
         try FileManager.default.moveItem(atPath: backup, toPath: data)
-        let restored = try ServiceProcess(data: dir)
+        let restored = try ServiceProcess(data: dir, arguments: ["--restored"])
         #expect(try restored.cli(["codes", "list"]).stdout == codesBefore)
         #expect(try restored.cli(["issuer", "show"]).stdout == keysBefore)
         #expect(codesBefore.split(separator: "\n").count == 1 && !code.isEmpty)
@@ -244,6 +244,72 @@ import Testing
         try unit.replacingOccurrences(of: "/usr/local/bin/badge-service", with: ServiceProcess.executable)
             .replacingOccurrences(of: "Type=exec", with: "Type=exce").write(toFile: copy, atomically: true, encoding: .utf8)
         #expect(try CLIResult.run(["verify", "--man=no", copy], in: dir.url, executable: "/usr/bin/systemd-analyze").stderr.contains("exce"))
+    }
+
+    /// contrib/badge-service-backup.service and .timer pass `systemd-analyze verify`; the
+    /// service's own commands, run as systemd runs them (its `$$` and `%%` unescaped, its paths
+    /// moved here), make a date-named backup and then delete only the oldest date-named backups
+    /// beyond KEEP_BACKUPS, nothing else in the directory.
+    @Test func theBackupTimerVerifiesAndItsServiceKeepsTheNewestBackupsOnly() throws {
+        let contrib = Repository.root.appendingPathComponent("contrib")
+        let unit = try String(contentsOf: contrib.appendingPathComponent("badge-service-backup.service"), encoding: .utf8)
+        let timer = try String(contentsOf: contrib.appendingPathComponent("badge-service-backup.timer"), encoding: .utf8)
+        #expect(timer.split(separator: "\n").contains("Unit=badge-service-backup.service"))
+        let unitCopy = dir.file("badge-service-backup.service"), timerCopy = dir.file("badge-service-backup.timer")
+        try unit.write(toFile: unitCopy, atomically: true, encoding: .utf8)
+        try timer.write(toFile: timerCopy, atomically: true, encoding: .utf8)
+        let verified = try CLIResult.run(["verify", "--man=no", unitCopy, timerCopy], in: dir.url, executable: "/usr/bin/systemd-analyze")
+        #expect(verified.status == 0, "\(verified.stderr)")
+        #expect(verified.stderr.isEmpty && verified.stdout.isEmpty, "\(verified.stderr)\(verified.stdout)")
+        // the check is not blind: a misspelled setting is reported
+        try timer.replacingOccurrences(of: "OnCalendar=", with: "OnCalender=").write(toFile: timerCopy, atomically: true, encoding: .utf8)
+        #expect(try CLIResult.run(["verify", "--man=no", unitCopy, timerCopy], in: dir.url,
+                                  executable: "/usr/bin/systemd-analyze").stderr.contains("OnCalender"))
+
+        func setting(_ name: String) throws -> String {
+            let line = try #require(unit.split(separator: "\n").first { $0.hasPrefix(name + "=") })
+            return String(line.dropFirst(name.count + 1)).replacingOccurrences(of: "$$", with: "$").replacingOccurrences(of: "%%", with: "%")
+                .replacingOccurrences(of: "/usr/local/bin/badge-service", with: ServiceProcess.executable)
+                .replacingOccurrences(of: "/etc/badge-service/badge-service.ini", with: dir.file("empty.ini"))
+                .replacingOccurrences(of: "/var/lib/badge-service-backups", with: dir.file("backups"))
+                .replacingOccurrences(of: "/var/lib/badge-service", with: dir.file("badge-data"))
+        }
+        let keep = try #require(Int(try setting("Environment").replacingOccurrences(of: "KEEP_BACKUPS=", with: "")))
+        try "".write(toFile: dir.file("empty.ini"), atomically: true, encoding: .utf8)
+        #expect(try CLIResult.run(["init", "--data", dir.file("badge-data")], in: dir.url).status == 0)
+        let backups = dir.file("backups")
+        try FileManager.default.createDirectory(atPath: backups, withIntermediateDirectories: false)
+        // older backups of its own, and what is not its own: never touched
+        let old = (1...12).map { String(format: "badge-2025%02d01T030000Z", $0) } + (1...3).map { String(format: "badge-202601%02dT030000Z", $0) }
+        #expect(keep < old.count + 1, "the test needs more backups than are kept")
+        for name in old { try FileManager.default.createDirectory(atPath: backups + "/" + name, withIntermediateDirectories: false) }
+        let foreign = ["badge-20240101T030000Z.partial", "badge-2024", "mine", "badge-20240101T030000Z-copy"]
+        for name in foreign { try FileManager.default.createDirectory(atPath: backups + "/" + name, withIntermediateDirectories: false) }
+        try "not a directory".write(toFile: backups + "/badge-20230101T030000Z", atomically: true, encoding: .utf8)
+
+        let environment = ["KEEP_BACKUPS": String(keep)]
+        let made = try CLIResult.run(["-c", try setting("ExecStart")], in: dir.url, environment: environment, executable: "/bin/sh")
+        #expect(made.status == 0, "\(made.stderr)")
+        let ours = { try FileManager.default.contentsOfDirectory(atPath: backups).filter { name in
+            var isDirectory: ObjCBool = false
+            return name.range(of: #"^badge-\d{8}T\d{6}Z$"#, options: .regularExpression) != nil
+                && FileManager.default.fileExists(atPath: backups + "/" + name, isDirectory: &isDirectory) && isDirectory.boolValue
+        } }
+        let before = try ours().sorted()
+        #expect(before.count == old.count + 1, "\(before)")
+        let newest = try #require(before.last)
+        #expect(FileManager.default.fileExists(atPath: backups + "/" + newest + "/backup.json"))
+        let pruned = try CLIResult.run(["-c", try setting("ExecStartPost")], in: dir.url, environment: environment, executable: "/bin/sh")
+        #expect(pruned.status == 0, "\(pruned.stderr)")
+        #expect(try ours().sorted() == Array(before.suffix(keep)))
+        for name in foreign + ["badge-20230101T030000Z"] { #expect(FileManager.default.fileExists(atPath: backups + "/" + name), "\(name)") }
+        // a KEEP_BACKUPS that keeps none is refused, deleting nothing
+        for bad in ["0", "", "all"] {
+            let refused = try CLIResult.run(["-c", try setting("ExecStartPost")], in: dir.url, environment: ["KEEP_BACKUPS": bad],
+                                            executable: "/bin/sh")
+            #expect(refused.status != 0, "\(bad)")
+            #expect(try ours().count == keep, "\(bad)")
+        }
     }
 
     @Test func badgeTypesAreKnownAndCatalogRulesHold() throws {

@@ -117,6 +117,100 @@ import Testing
         #expect(throws: PaymentProviderError.self) { try btcpay.invoiceState(providerRef: "../../x") }
     }
 
+    var now: Int64 { Int64(Date().timeIntervalSince1970) }
+    /// A page of 100 holds more than the 64 KiB above: the listing clients get the default cap.
+    var listAPI: OutsideAPI { OutsideAPI(baseURL: fake.url, timeoutSeconds: 1.5) }
+    var stripeLister: StripeCheckout {
+        StripeCheckout(account: StripeAccount(secretKey: fake.stripeKey, successURL: "https://shop.test/ok", cancelURL: "https://shop.test/no",
+                                              api: listAPI))
+    }
+    var btcpayLister: BTCPayInvoices { BTCPayInvoices(account: BTCPayAccount(apiKey: fake.btcpayKey, storeId: fake.btcpayStore, api: listAPI)) }
+
+    /// Stripe's list of Checkout Sessions read to its end (`starting_after` while `has_more`):
+    /// the complete and paid sessions created since the time asked, each with what settlement
+    /// matches against its invoice; open and unpaid ones are no settlement.
+    @Test func paidCheckoutSessionsAreListedPageByPage() throws {
+        let since = Timestamp(seconds: now - 5)
+        var paid: [String: (invoiceId: String, intent: String)] = [:]
+        for i in 0..<(StripeCheckout.listPageSize + 5) {
+            let r = request()
+            let made = try stripe.createPayment(r)
+            paid[made.providerRef] = (r.invoiceId, "pi_list_\(i)")
+            try fake.setStripeSession(made.providerRef, paymentIntent: "pi_list_\(i)")
+        }
+        let open = try stripe.createPayment(request()).providerRef
+        let unpaid = try stripe.createPayment(request()).providerRef
+        try fake.setStripeSession(unpaid, paymentStatus: "unpaid")  // a delayed payment method, not paid yet
+        let listed = try stripeLister.settlements(createdSince: since)
+        #expect(listed.count == paid.count && Set(listed.map(\.providerRef)) == Set(paid.keys))
+        #expect(!listed.contains { [open, unpaid].contains($0.providerRef) })
+        for settlement in listed {
+            let expected = try #require(paid[settlement.providerRef])
+            #expect(settlement == .stripeSession(id: settlement.providerRef, clientReferenceId: expected.invoiceId,
+                                                 invoiceTag: expected.invoiceId, amountTotal: 1400, currency: "usd",
+                                                 paymentIntent: expected.intent))
+        }
+        let pages = try fake.requests("lists").compactMap(\.["query"])
+        #expect(pages.count == 2, "\(pages)")
+        for page in pages {
+            #expect(page["created[gte]"]?.arrayValue == [.string(String(since.seconds))])
+            #expect(page["status"]?.arrayValue == ["complete"] && page["limit"]?.arrayValue == ["100"])
+        }
+        #expect(pages[0]["starting_after"] == nil && pages[1]["starting_after"] != nil)
+        // created before the time asked: not listed
+        #expect(try stripeLister.settlements(createdSince: Timestamp(seconds: now + 60)).isEmpty)
+    }
+
+    /// BTCPay's list of a store's invoices read to its end (`skip`/`take` until a short page):
+    /// the Settled ones, read as a single invoice is read.
+    @Test func settledBTCPayInvoicesAreListedPageByPage() throws {
+        let since = Timestamp(seconds: now - 5)
+        var settled: [String: String] = [:]
+        for i in 0..<(BTCPayInvoices.listPageSize + 3) {
+            let r = request(.btc)
+            let made = try btcpay.createPayment(r)
+            settled[made.providerRef] = r.invoiceId
+            try fake.setBTCPayStatus(made.providerRef, "Settled", additional: i == 0 ? "PaidLate" : "None")
+        }
+        let pending = try btcpay.createPayment(request(.xmr)).providerRef
+        let listed = try btcpayLister.settlements(createdSince: since)
+        #expect(listed.count == settled.count && Set(listed.map(\.providerRef)) == Set(settled.keys))
+        #expect(!listed.contains { $0.providerRef == pending })
+        for settlement in listed {
+            guard case .btcpayInvoice(_, .settled(let orderId, _, let amount, let currency)) = settlement else {
+                Issue.record("\(settlement)"); continue
+            }
+            #expect(orderId == settled[settlement.providerRef] && amount == 1400 && currency == "usd")
+        }
+        let pages = try fake.requests("lists").compactMap(\.["query"])
+        #expect(pages.map { $0["skip"]?.arrayValue } == [["0"], ["100"]], "\(pages)")
+        for page in pages {
+            #expect(page["startDate"]?.arrayValue == [.string(String(since.seconds))])
+            #expect(page["status"]?.arrayValue == ["Settled"] && page["take"]?.arrayValue == ["100"])
+        }
+    }
+
+    /// A list call that fails — on its first page or a later one, by a 5xx, a timeout, an answer
+    /// over the cap — fails the whole listing: nothing is returned half-read.
+    @Test(arguments: ["500", "hang", "huge", "later-pages-500"])
+    func aFailedListCallFailsTheWholeListing(mode: String) throws {
+        for i in 0..<(StripeCheckout.listPageSize + 1) {
+            let made = try stripe.createPayment(request())
+            try fake.setStripeSession(made.providerRef, paymentIntent: "pi_\(i)")
+            try fake.setBTCPayStatus(try btcpay.createPayment(request(.btc)).providerRef, "Settled")
+        }
+        let since = Timestamp(seconds: now - 60)
+        for (provider, list) in [("stripe", { () throws(PaymentProviderError) in _ = try stripeLister.settlements(createdSince: since) }),
+                                 ("btcpay", { () throws(PaymentProviderError) in _ = try btcpayLister.settlements(createdSince: since) })] {
+            try fake.setMode(provider, mode)
+            do { try list(); Issue.record("\(provider) \(mode): listed") } catch {
+                guard case .unavailable = error else { Issue.record("\(provider) \(mode): \(error)"); continue }
+            }
+            try fake.setMode(provider, "ok")
+            try list()
+        }
+    }
+
     @Test func minorUnitsAsDecimalText() {
         #expect(CurrencyUnits.decimalText(minorUnits: 1400, currency: "usd") == "14.00")
         #expect(CurrencyUnits.decimalText(minorUnits: 5, currency: "EUR") == "0.05")

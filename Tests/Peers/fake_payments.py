@@ -1,8 +1,11 @@
 """Fake Stripe and BTCPay APIs on 127.0.0.1 for the payment tests (real HTTP), driven by the tests.
 
 Serves the documented shapes (Stripe Checkout Sessions; BTCPay Greenfield invoices and payment
-methods) and plays failures on demand: a 500, garbage, an oversized body (a success or an error page), a hang
-past the client's timeout, a 401, a redirect to elsewhere on this fake (recorded if followed). Webhook signatures come from the independent implementations, never
+methods; their list calls, paginated: Stripe's `GET /v1/checkout/sessions` with `created[gte]`, `status`,
+`limit` and `starting_after`, BTCPay's `GET /api/v1/stores/{storeId}/invoices` with `startDate`, `status`,
+`skip` and `take`, newest first) and plays failures on demand: a 500, garbage, an oversized body (a success or
+an error page), a hang past the client's timeout, a 401, a redirect to elsewhere on this fake (recorded if
+followed), or a 500 on a list's later pages only. Webhook signatures come from the independent implementations, never
 the service's code: `stripe.WebhookSignature.generate_signature_header` (PyPI `stripe`) and
 Python's `hmac` for BTCPay-Sig.
 
@@ -26,17 +29,25 @@ import stripe
 STRIPE_KEY, BTCPAY_KEY, BTCPAY_STORE = sys.argv[1], sys.argv[2], sys.argv[3]
 lock = threading.Lock()
 counter = itertools.count(1)
-modes = {"stripe": "ok", "btcpay": "ok"}  # ok | 500 | garbage | huge | hugeerror | hang | 400 | 401 | redirect
+# ok | 500 | garbage | huge | hugeerror | hang | 400 | 401 | redirect | later-pages-500
+modes = {"stripe": "ok", "btcpay": "ok"}
 sessions_by_key = {}   # Idempotency-Key -> session
-requests_seen = {"stripe": [], "btcpay": [], "redirected": []}
+sessions_by_id = {}    # session id -> the same session
+order = {}             # session or invoice id -> creation order, for lists newest first
+requests_seen = {"stripe": [], "btcpay": [], "redirected": [], "lists": []}
 btcpay_invoices = {}   # id -> invoice data
 
 
-def failure(handler, provider):
-    """Plays the provider's current failure mode; True when it answered."""
+def failure(handler, provider, later_page=False):
+    """Plays the provider's current failure mode; True when it answered. `later_page`: the call
+    is a list's second page or later (`later-pages-500` fails only those)."""
     mode = modes[provider]
     if mode == "ok":
         return False
+    if mode == "later-pages-500":
+        if not later_page:
+            return False
+        mode = "500"
     if mode == "500":
         handler.reply(500, {"error": {"type": "api_error", "message": "fake outage"}})
     elif mode == "garbage":
@@ -95,6 +106,10 @@ class Handler(BaseHTTPRequestHandler):
         if path.startswith("/_control/requests/"):
             with lock:
                 return self.reply(200, requests_seen[path.rsplit("/", 1)[1]])
+        if path == "/v1/checkout/sessions":
+            return self.list_sessions()
+        if path == f"/api/v1/stores/{BTCPAY_STORE}/invoices":
+            return self.list_invoices()
         prefix = f"/api/v1/stores/{BTCPAY_STORE}/invoices/"
         if path.startswith(prefix):
             if self.headers.get("Authorization") != "token " + BTCPAY_KEY:
@@ -121,6 +136,65 @@ class Handler(BaseHTTPRequestHandler):
             return self.reply(200, inv)
         self.reply(404, {"error": "not found"})
 
+    def query(self):
+        return urllib.parse.parse_qs(urllib.parse.urlparse(self.path).query, keep_blank_values=True)
+
+    def list_sessions(self):
+        """Stripe's list of Checkout Sessions: newest first, `created[gte]` and `status` filters,
+        `limit` 1-100 (default 10), `starting_after` a session id of the previous page."""
+        if self.headers.get("Authorization") != "Bearer " + STRIPE_KEY:
+            return self.reply(401, {"error": {"type": "invalid_request_error", "message": "Invalid API Key"}})
+        q = self.query()
+        after = q.get("starting_after", [None])[0]
+        if failure(self, "stripe", later_page=after is not None):
+            return
+        with lock:
+            requests_seen["lists"].append({"provider": "stripe", "query": {k: v for k, v in q.items()}})
+            try:
+                limit = int(q.get("limit", ["10"])[0])
+                since = int(q.get("created[gte]", ["0"])[0])
+            except ValueError:
+                return self.reply(400, {"error": {"type": "invalid_request_error", "message": "Invalid integer"}})
+            if not 1 <= limit <= 100:
+                return self.reply(400, {"error": {"type": "invalid_request_error", "param": "limit",
+                                                  "message": "This value must be less than or equal to 100"}})
+            status = q.get("status", [None])[0]
+            chosen = sorted((s for s in sessions_by_id.values()
+                             if s["created"] >= since and (status is None or s["status"] == status)),
+                            key=lambda s: order[s["id"]], reverse=True)
+            if after is not None:
+                ids = [s["id"] for s in chosen]
+                if after not in sessions_by_id:
+                    return self.reply(400, {"error": {"type": "invalid_request_error", "param": "starting_after",
+                                                      "message": f"No such checkout.session: '{after}'"}})
+                chosen = chosen[ids.index(after) + 1:] if after in ids else \
+                    [s for s in chosen if order[s["id"]] < order[after]]
+            page = chosen[:limit]
+            return self.reply(200, {"object": "list", "url": "/v1/checkout/sessions", "has_more": len(chosen) > limit,
+                                    "data": page})
+
+    def list_invoices(self):
+        """BTCPay's list of a store's invoices: newest first, `startDate` (unix seconds) and
+        repeated `status` filters, `skip` and `take`."""
+        if self.headers.get("Authorization") != "token " + BTCPAY_KEY:
+            return self.reply(401, {"code": "unauthenticated", "message": "no"})
+        q = self.query()
+        try:
+            skip = int(q.get("skip", ["0"])[0])
+            take = int(q.get("take", ["50"])[0])
+            since = int(q.get("startDate", ["0"])[0])
+        except ValueError:
+            return self.reply(400, [{"path": "skip", "message": "not an integer"}])
+        if failure(self, "btcpay", later_page=skip > 0):
+            return
+        with lock:
+            requests_seen["lists"].append({"provider": "btcpay", "query": {k: v for k, v in q.items()}})
+            statuses = set(q.get("status", []))
+            chosen = sorted((i for i in btcpay_invoices.values()
+                             if i["createdTime"] >= since and (not statuses or i["status"] in statuses)),
+                            key=lambda i: order[i["id"]], reverse=True)
+            return self.reply(200, chosen[skip:skip + take])
+
     def redirected(self):
         with lock:
             requests_seen["redirected"].append({"method": self.command, "authorization": self.headers.get("Authorization")})
@@ -136,6 +210,15 @@ class Handler(BaseHTTPRequestHandler):
             with lock:
                 modes[req["provider"]] = req["mode"]
             return self.reply(200, {"ok": True})
+        if path == "/_control/stripe-session":
+            # What Stripe's side of a session becomes when the buyer pays (or what a test makes of it).
+            req = json.loads(raw)
+            with lock:
+                session = sessions_by_id[req["id"]]
+                for field in ("status", "payment_status", "payment_intent", "amount_total", "currency", "created"):
+                    if field in req:
+                        session[field] = req[field]
+            return self.reply(200, session)
         if path == "/_control/btcpay-status":
             req = json.loads(raw)
             with lock:
@@ -177,10 +260,12 @@ class Handler(BaseHTTPRequestHandler):
                     "currency": form["line_items[0][price_data][currency]"],
                     "client_reference_id": form.get("client_reference_id"),
                     "status": "open", "payment_status": "unpaid", "payment_intent": None,
-                    "expires_at": int(form["expires_at"]), "livemode": False,
+                    "expires_at": int(form["expires_at"]), "livemode": False, "created": int(time.time()),
                     "metadata": {k[9:-1]: v for k, v in form.items() if k.startswith("metadata[")},
                 }
                 sessions_by_key[key] = session
+                sessions_by_id[sid] = session
+                order[sid] = n
             return self.reply(200, session)
         if path == f"/api/v1/stores/{BTCPAY_STORE}/invoices":
             if self.headers.get("Authorization") != "token " + BTCPAY_KEY:
@@ -204,6 +289,7 @@ class Handler(BaseHTTPRequestHandler):
                     "checkout": req["checkout"], "archived": False,
                     "cryptoAmount": "0.00028000" if coin == "BTC" else "0.087500000000",
                 }
+                order[iid] = n
                 return self.reply(200, btcpay_invoices[iid])
         self.reply(404, {"error": "not found"})
 

@@ -11,9 +11,10 @@ enum BackupCommand {
         database (at this version's schema or an older one, so a backup may be taken before an
         upgrade migrates it), made with SQLite's online backup API while the service may be running, and a
         copy of the issuer key file (read after the database, so it holds every key the copy
-        uses), both mode 0600. It is built as DEST.partial and renamed to DEST once complete.
-        DEST is itself a data directory: restore by stopping the service and serving from it
-        (README, Operations).
+        uses), both mode 0600, and backup.json recording when the copy was made. It is built as
+        DEST.partial and renamed to DEST once complete. DEST is itself a data directory: restore
+        by stopping the service and serving from it with serve --restored once, then run
+        reconcile (README, Operations).
 
         With [database] url set (PostgreSQL) it refuses: back the database up with pg_dump and
         copy the issuer key file (README, PostgreSQL).
@@ -47,7 +48,11 @@ enum BackupCommand {
         let databaseCopy = (destination as NSString).appendingPathComponent("badges.sqlite")
         let keyCopy = (destination as NSString).appendingPathComponent("issuer-keys.json")
         do {
-            try database.backup(to: (partial as NSString).appendingPathComponent("badges.sqlite"))
+            // Taken before the snapshot: what the copy may lack starts no later than this.
+            let startedAt = systemClock()
+            let partialDatabase = (partial as NSString).appendingPathComponent("badges.sqlite")
+            try database.backup(to: partialDatabase)
+            let schemaVersion = try database.schemaVersion()
             // Read after the snapshot: a key added meanwhile may sign rows the snapshot holds,
             // and a key file newer than its database serves them all.
             let key: [UInt8]
@@ -58,6 +63,14 @@ enum BackupCommand {
             }
             let partialKey = (partial as NSString).appendingPathComponent("issuer-keys.json")
             if case .failure(let failure) = FileSystem.writeAtomically(partialKey, key) {
+                throw CommandFailure("cannot write \(failure.path): \(failure.reason)")
+            }
+            // Served as a data directory, the copy is a restore: the record makes the first serve
+            // ask for --restored and gives reconcile its --since. Its schema version is read from
+            // the source: opening the copy would leave -wal and -shm files beside it.
+            let record = BackupRecord(madeAt: startedAt, sourceDatabase: config.databasePath, schemaVersion: schemaVersion)
+            let partialRecord = (partial as NSString).appendingPathComponent(BackupRecord.fileName)
+            if case .failure(let failure) = FileSystem.writeAtomically(partialRecord, record.bytes) {
                 throw CommandFailure("cannot write \(failure.path): \(failure.reason)")
             }
             // Only a complete backup carries the name asked for: an interrupted one stays

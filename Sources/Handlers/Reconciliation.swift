@@ -1,0 +1,95 @@
+import BadgeCore
+import Payments
+import Storage
+
+/// What applying one listed settlement did, or would do (`badge-service reconcile`).
+public enum ReconcileOutcome: Hashable, Sendable {
+    /// The invoice was settled (or refunded, its refund having come first), as its webhook would have.
+    case applied(invoiceId: String, what: String)
+    /// The database holds it already: the invoice is paid or refunded.
+    case present
+    /// Settled for another order, amount or currency than its invoice: never credited.
+    case unmatched(invoiceId: String)
+    /// It names an order id, but no invoice here has its provider reference: an invoice made
+    /// after the backup (or another application's order).
+    case notInDatabase(orderId: String)
+    /// It carries no order id: not this service's.
+    case others
+    /// Listed but not settled: nothing to apply.
+    case notSettled
+    /// The database failed: nothing of this one was written.
+    case failed(String)
+}
+
+extension BadgeService {
+    /// A service that settles invoices and never issues a credential, so it needs no issuer key:
+    /// what `reconcile` drives.
+    public static func settlingOnly(store: any BadgeStore, clock: @escaping @Sendable () -> Timestamp) -> BadgeService {
+        BadgeService(store: store, issuer: NoIssuer(), clock: clock)
+    }
+
+    /// Where a provider's list is read from to find every settlement made at or after `since`:
+    /// its payment objects are created with the invoice, which may settle until it expires and,
+    /// late, for as long as the provider still settles it (the late windows purchaseBadge uses).
+    public static func listingStart(provider: String, since: Timestamp) -> Timestamp {
+        let late = provider == "btcpay" ? cryptoLateSeconds : cardLateSeconds
+        return since.adding(seconds: -(invoiceLifetimeSeconds + late))
+    }
+
+    /// Applies one settlement a provider's list reports, through the webhook's own rules (the
+    /// same matching of session, order, amount and currency), in one transaction and without an
+    /// event id: an invoice already paid or refunded is `present`, so a second run changes
+    /// nothing. With `dryRun` the transaction is rolled back: the outcome is what it would do.
+    public func reconcile(_ listed: ListedSettlement, dryRun: Bool = false) -> ReconcileOutcome {
+        let now = clock()
+        struct RolledBack: Error { let outcome: ReconcileOutcome }
+        do {
+            return try store.write { w in
+                let outcome = try reconcile(listed, in: w, at: now)
+                if dryRun { throw RolledBack(outcome: outcome) }
+                return outcome
+            }
+        } catch let rolledBack as RolledBack {
+            return rolledBack.outcome
+        } catch {
+            return .failed("\(error)")
+        }
+    }
+
+    private func reconcile(_ listed: ListedSettlement, in w: any StoreWriter, at now: Timestamp) throws -> ReconcileOutcome {
+        let provider: String
+        switch listed {
+        case .stripeSession: provider = "stripe"
+        case .btcpayInvoice(_, let state):
+            guard case .settled = state else { return .notSettled }
+            provider = "btcpay"
+        }
+        guard let invoice = try w.invoice(provider: provider, providerRef: listed.providerRef) else {
+            return listed.orderId.map { .notInDatabase(orderId: $0) } ?? .others
+        }
+        guard invoice.status != .paid, invoice.status != .refunded else { return .present }
+        let outcome: SettlementOutcome
+        switch listed {
+        case let .stripeSession(id, reference, _, amount, currency, intent):
+            outcome = try settlePaidSession(id, reference: reference, amount: amount, currency: currency, intent: intent,
+                                            in: w, at: now)
+        case let .btcpayInvoice(id, state):
+            outcome = try apply(state, toBTCPayInvoice: id, in: w, at: now)
+        }
+        switch outcome {
+        case .applied(let what): return .applied(invoiceId: invoice.invoiceId, what: what)
+        case .ignored(Self.unmatchedSettlement): return .unmatched(invoiceId: invoice.invoiceId)
+        case .ignored, .duplicate: return .present
+        case .retryLater(let why): return .failed(why)
+        }
+    }
+}
+
+/// The issuer of a service that only settles: settling signs nothing, so there is no key to load.
+private struct NoIssuer: CredentialIssuing {
+    func issue(masterKey: [UInt8], badgeType: BadgeType, expiry: Timestamp) throws -> BadgeCredential {
+        throw BadgeServiceError.internal(detail: "this service only settles invoices: it issues no credential")
+    }
+
+    var readiness: Readiness { .notReady(reason: "no issuer key: this service only settles invoices") }
+}

@@ -1,0 +1,45 @@
+import BadgeCore
+import JSON
+
+extension StripeCheckout: SettlementListing {
+    /// Sessions asked for per page: Stripe's largest `limit`.
+    public static let listPageSize = 100
+
+    /// The paid Checkout Sessions created at or after `since`: `GET /v1/checkout/sessions` with
+    /// `created[gte]`, `status=complete` and `limit`, following `starting_after` while `has_more`.
+    /// A complete session not paid yet (a delayed payment method) is left out: its
+    /// `async_payment_succeeded` makes it paid.
+    public func settlements(createdSince since: Timestamp) throws(PaymentProviderError) -> [ListedSettlement] {
+        var listed: [ListedSettlement] = []
+        var after: String?
+        for _ in 0..<maximumListPages {
+            var query = [("created[gte]", String(since.seconds)), ("status", "complete"), ("limit", String(Self.listPageSize))]
+            if let after { query.append(("starting_after", after)) }
+            let url = account.api.baseURL + "/v1/checkout/sessions?" + String(decoding: FormEncoding.encode(query), as: UTF8.self)
+            let response = try client.call("GET", url: url, headers: [
+                ("Authorization", "Bearer " + account.secretKey), ("Accept", "application/json"),
+            ], body: nil, api: account.api)
+            let page = try Self.parse(response, call: "listing Checkout Sessions")
+            guard let sessions = page["data"]?.arrayValue, case .bool(let hasMore)? = page["has_more"] else {
+                throw .unavailable("listing Checkout Sessions: the answer is not a list")
+            }
+            for session in sessions {
+                guard let id = session["id"]?.stringValue, !id.isEmpty else {
+                    throw .unavailable("listing Checkout Sessions: a session without an id")
+                }
+                guard session["status"]?.stringValue == "complete", session["payment_status"]?.stringValue == "paid" else { continue }
+                listed.append(.stripeSession(id: id, clientReferenceId: session["client_reference_id"]?.stringValue,
+                                             invoiceTag: session["metadata"]?["invoice_id"]?.stringValue,
+                                             amountTotal: session["amount_total"]?.numberValue?.exactInt,
+                                             currency: session["currency"]?.stringValue,
+                                             paymentIntent: session["payment_intent"]?.stringValue))
+            }
+            guard hasMore else { return listed }
+            guard let last = sessions.last?["id"]?.stringValue else {
+                throw .unavailable("listing Checkout Sessions: has_more with an empty page")
+            }
+            after = last
+        }
+        throw .unavailable("listing Checkout Sessions: more than \(maximumListPages) pages")
+    }
+}
