@@ -7,8 +7,12 @@ enum SchemaLog {
     /// The log line for `event` on the database at `location` (a file, or PostgreSQL's redacted URL).
     static func line(_ event: SchemaEvent, location: String) -> String {
         switch event {
-        case .created(let version, let steps, let milliseconds):
+        case .created(let version, let steps, let milliseconds) where steps == version:
             return "created the schema of database \(location) at version \(version) (\(steps) steps, \(milliseconds) ms)"
+        case .created(let version, let steps, let milliseconds):
+            // PostgreSQL instances starting together on an empty database share the steps out.
+            return "created the schema of database \(location) with another instance: \(steps) of its steps here, "
+                + "the last to version \(version) (\(milliseconds) ms)"
         case .migrated(let from, let to, let milliseconds):
             return "migrated database \(location) from schema version \(from) to \(to) (\(milliseconds) ms)"
         case .acceptedNewer(let found, let supported, let steps):
