@@ -35,7 +35,7 @@ public enum BadgeServiceCLI {
           serve     run the service (default: 127.0.0.1:8080, data in ./badge-data)
           init      prepare a data directory (database, catalog, issuer key) as the first serve does
           backup    copy the database (online, safe while serving) and the issuer key to a new directory
-          migrate   apply pending database migrations (SQLite or PostgreSQL) and print the schema version
+          migrate   apply pending database migrations (SQLite: after a backup); --status, --dry-run
           reconcile after a restore, apply the Stripe and BTCPay settlements made since the backup
           issuer    issuer BBS keys: keygen, show, add, activate, sign, verify
           codes     redemption codes: create, revoke, list
@@ -51,8 +51,8 @@ public enum BadgeServiceCLI {
         badge-service --version prints the version.
         """
 
-    /// This build's version (`badge-service --version`).
-    public static let version = "0.1.0"
+    /// This build's version (`badge-service --version`); CHANGELOG.md's newest entry.
+    public static let version = "0.2.0"
 
     /// The commands `run` knows, as the unknown-command hint lists them.
     static let commands = ["serve", "init", "backup", "migrate", "reconcile", "issuer", "codes", "catalog", "ledger", "client", "config", "schema"]

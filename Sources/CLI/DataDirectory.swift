@@ -49,19 +49,20 @@ extension ServiceConfiguration {
     /// Opens the existing database for an operator command. Never creates one: a mistyped
     /// `--data` must fail, not hand out codes from a fresh database the service never reads.
     /// Only `migrate` migrates: other commands refuse a database at an older schema version.
-    public func openStore(migrate: Bool = false) throws -> any OperatedStore {
+    /// What opening did to the schema is logged (``SchemaLog``) and passed to `onSchemaEvent`.
+    public func openStore(migrate: Bool = false, onSchemaEvent: SchemaReport = { _ in }) throws -> any OperatedStore {
         if let postgres = try postgresSettings() {
             try refuseSQLiteBesidePostgres(postgres)
-            return try openPostgres(postgres, migrate: migrate)
+            return try openPostgres(postgres, migrate: migrate, onSchemaEvent: onSchemaEvent)
         }
         try requireSQLiteFile()
         try refuseForeignOwner()
-        return try openDatabase(migrate: migrate)
+        return try openDatabase(migrate: migrate, onSchemaEvent: onSchemaEvent)
     }
 
     /// The data directory and the SQLite file an operator command opens exist (only serve and
     /// init create them), or one line naming what is missing.
-    private func requireSQLiteFile() throws {
+    func requireSQLiteFile() throws {
         var isDirectory: ObjCBool = false
         if databasePathSetting == nil,
            !FileManager.default.fileExists(atPath: dataDirectory, isDirectory: &isDirectory) || !isDirectory.boolValue {
@@ -75,10 +76,12 @@ extension ServiceConfiguration {
 }
 
 extension ServiceConfiguration {
-    /// The database at `databasePath` with the configured busy timeout and readers.
-    func openDatabase(migrate: Bool) throws -> SQLiteBadgeStore {
+    /// The database at `databasePath` with the configured busy timeout and readers; what opening
+    /// did to the schema is logged and passed to `onSchemaEvent`.
+    func openDatabase(migrate: Bool, onSchemaEvent: SchemaReport = { _ in }) throws -> SQLiteBadgeStore {
         try SQLiteBadgeStore(path: databasePath, busyTimeoutMilliseconds: databaseBusyTimeoutMilliseconds,
-                             readerCount: databaseReaders, migrate: migrate)
+                             readerCount: databaseReaders, migrate: migrate,
+                             report: { SchemaLog.log($0, location: databasePath); onSchemaEvent($0) })
     }
 
     /// The PostgreSQL settings when `[database] url` is set (nil: SQLite), the password read
@@ -120,10 +123,13 @@ extension ServiceConfiguration {
                              + "move its data to PostgreSQL and the file aside, or remove the url")
     }
 
-    /// Connects to PostgreSQL and, with `migrate`, applies pending migrations; a failure is one
-    /// line naming the server.
-    func openPostgres(_ settings: PostgresSettings, migrate: Bool) throws -> PostgresBadgeStore {
-        try namingServer(settings) { try PostgresBadgeStore(settings: settings, migrate: migrate) }
+    /// Connects to PostgreSQL and, with `migrate`, applies pending migrations (logged, and passed
+    /// to `onSchemaEvent`); a failure is one line naming the server.
+    func openPostgres(_ settings: PostgresSettings, migrate: Bool, onSchemaEvent: SchemaReport = { _ in }) throws -> PostgresBadgeStore {
+        try namingServer(settings) {
+            try PostgresBadgeStore(settings: settings, migrate: migrate,
+                                   report: { SchemaLog.log($0, location: settings.redacted); onSchemaEvent($0) })
+        }
     }
 
     func namingServer<T>(_ settings: PostgresSettings, _ body: () throws -> T) throws -> T {
@@ -201,6 +207,8 @@ public enum DataDirectorySetup {
             guard fd >= 0 else { throw FileSystemError("create database", path: config.databasePath, errno: errno) }
             close(fd)
         }
+        // A database a release made is backed up before this one migrates it (README, Upgrading).
+        if !newDatabase { try PreMigrateBackup.beforeMigrating(config, plan: try SQLiteDatabase.schemaPlan(path: config.databasePath)) }
         let store = try config.openDatabase(migrate: true)
         if newDatabase { created.append("created database \(config.databasePath)") }
         if blank { created.append("created the tables of empty database \(config.databasePath)") }

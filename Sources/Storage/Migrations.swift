@@ -1,9 +1,25 @@
+import Foundation
+
+/// One schema step of this binary: its SQL and whether it is additive.
+public struct MigrationStep: Equatable, Sendable {
+    public let version: Int
+    /// Whether the release before keeps working on the schema after it (expand, not contract): the
+    /// step only adds tables, indexes, columns that take NULL or have a default, or rows that code
+    /// never reads; it drops, renames, rebuilds or narrows nothing. A binary serves a database
+    /// whose steps beyond its own are all additive (``SchemaPlan``).
+    public let additive: Bool
+    /// What the step does, for `migrate --status` and `--dry-run`.
+    public let summary: String
+    let sql: String
+}
+
 /// Schema migrations, applied in order inside one transaction each; the version table
-/// records what ran. SQL is kept portable (no SQLite-only types or upserts) so a PostgreSQL
-/// backend can reuse it; every uniqueness rule is a constraint, not only code.
+/// records what ran and, from step 13, whether each step is additive. SQL is kept portable (no
+/// SQLite-only types or upserts) so a PostgreSQL backend can reuse it; every uniqueness rule is
+/// a constraint, not only code.
 enum Migrations {
-    static let steps: [(version: Int, sql: String)] = [
-        (1, """
+    static let steps: [MigrationStep] = [
+        MigrationStep(version: 1, additive: true, summary: "prices, offers and purchases", sql: """
         CREATE TABLE badge_prices (
             price_id     TEXT PRIMARY KEY,
             badge_type   TEXT NOT NULL,
@@ -29,7 +45,7 @@ enum Migrations {
             created_at    INTEGER NOT NULL
         );
         """),
-        (2, """
+        MigrationStep(version: 2, additive: true, summary: "the ledger, issuances, codes, redemptions and payments", sql: """
         CREATE TABLE badge_ledger (
             purchase_id        INTEGER NOT NULL REFERENCES badge_purchases (purchase_id),
             seq                INTEGER NOT NULL CHECK (seq >= 1),
@@ -86,7 +102,7 @@ enum Migrations {
         """),
         // One row that /readyz rewrites: a write that lands proves the database writable, which
         // BEGIN IMMEDIATE alone does not (SQLite grants it on a file it opened read-only).
-        (3, """
+        MigrationStep(version: 3, additive: true, summary: "the readiness row", sql: """
         CREATE TABLE service_readiness (
             id      INTEGER PRIMARY KEY CHECK (id = 1),
             probes  INTEGER NOT NULL
@@ -95,7 +111,7 @@ enum Migrations {
         """),
         // Web payments (issue 9): invoices priced by getBadgeInvoice and settled by a provider's
         // webhook, provider events seen (deliveries are at least once), recovery receipt hashes.
-        (4, """
+        MigrationStep(version: 4, additive: true, summary: "invoices, provider events and recovery receipts", sql: """
         CREATE TABLE badge_invoices (
             invoice_id     TEXT PRIMARY KEY,
             purchase_key   TEXT NOT NULL,
@@ -137,7 +153,7 @@ enum Migrations {
         // Store subscriptions (issues 10 and 11): one record per (store, reference) with the state
         // last read and the hour windows of each path; the charges seen, each granted at most
         // once; which purchases a subscription funded, and when it moved away from one.
-        (5, """
+        MigrationStep(version: 5, additive: true, summary: "store subscriptions, their charges and funding", sql: """
         CREATE TABLE badge_subscriptions (
             subscription_id        INTEGER PRIMARY KEY,
             store                  TEXT NOT NULL CHECK (store IN ('apple', 'google')),
@@ -176,7 +192,7 @@ enum Migrations {
         // Store products (issues 10 and 11): what a verified App Store or Play purchase grants,
         // changed with `catalog set-product` / `remove-product`; seeded with the SimpleX apps' ids.
         // base_plan_id is '' for products without base plans, so the key stays a plain constraint.
-        (6, """
+        MigrationStep(version: 6, additive: true, summary: "store products, seeded with the SimpleX apps' ids", sql: """
         CREATE TABLE badge_store_products (
             store         TEXT NOT NULL CHECK (store IN ('apple', 'google')),
             product_id    TEXT NOT NULL,
@@ -202,7 +218,7 @@ enum Migrations {
         // Issue 12: a purchase's pause (pauseBadge), which no ledger row records until one ends
         // it; and recovery receipts retired by funding a new purchase, so a repeat by the key
         // they funded replays and any other key is receipt_used.
-        (7, """
+        MigrationStep(version: 7, additive: true, summary: "pauses and receipt transfers", sql: """
         CREATE TABLE badge_pauses (
             purchase_id   INTEGER PRIMARY KEY REFERENCES badge_purchases (purchase_id),
             paused_since  INTEGER NOT NULL
@@ -216,7 +232,7 @@ enum Migrations {
         """),
         // Issue 12: upgrade invoices (getBadgeInvoice.upgrade), each converting the unissued months
         // of one purchase; settlement debits them from it as `upgrade`.
-        (8, """
+        MigrationStep(version: 8, additive: true, summary: "upgrade invoices", sql: """
         CREATE TABLE badge_invoice_upgrades (
             invoice_id        TEXT PRIMARY KEY REFERENCES badge_invoices (invoice_id),
             from_purchase_id  INTEGER NOT NULL REFERENCES badge_purchases (purchase_id),
@@ -226,7 +242,7 @@ enum Migrations {
         """),
         // Issue 12: store one-time upgrade SKUs (purchaseBadge.upgrade) are a product kind of their
         // own. SQLite cannot widen a CHECK in place, so the table is rebuilt with its rows.
-        (9, """
+        MigrationStep(version: 9, additive: false, summary: "store products rebuilt to take the kind 'upgrade'", sql: """
         CREATE TABLE badge_store_products_new (
             store         TEXT NOT NULL CHECK (store IN ('apple', 'google')),
             product_id    TEXT NOT NULL,
@@ -245,7 +261,7 @@ enum Migrations {
         // grant. entry_key is the idempotency key (coin_purchase:<channel>:<ref>): a store's
         // purchase funds one account once, platform-wide. No balance column: the balance is the
         // rows' sum, and a reversal that outruns it shows as debt.
-        (10, """
+        MigrationStep(version: 10, additive: true, summary: "the coin wallet's ledger", sql: """
         CREATE TABLE wallet_coin_ledger (
             row_id          INTEGER PRIMARY KEY,
             entry_key       TEXT NOT NULL UNIQUE,
@@ -267,7 +283,7 @@ enum Migrations {
         // Play renewal voided before a check saw it), and the later credit must be refused.
         // kind 'payment' is a one-time payment as `badge_payments.provider_ref` holds it (a Stripe
         // payment intent); 'charge' a subscription charge (`charge {chargeId}`).
-        (11, """
+        MigrationStep(version: 11, additive: true, summary: "refunds seen before their credit", sql: """
         CREATE TABLE badge_refunds (
             provider     TEXT NOT NULL,
             kind         TEXT NOT NULL CHECK (kind IN ('payment', 'charge')),
@@ -276,7 +292,7 @@ enum Migrations {
             PRIMARY KEY (provider, kind, reference)
         );
         """),
-        (12, """
+        MigrationStep(version: 12, additive: true, summary: "issuer public keys by index", sql: """
         CREATE TABLE issuer_public_keys (
             key_index    INTEGER NOT NULL CHECK (key_index BETWEEN 1 AND 8),
             public_key   BLOB NOT NULL,
@@ -284,39 +300,94 @@ enum Migrations {
             PRIMARY KEY (key_index)
         );
         """),
+        // Expand and contract: a step is recorded with whether it is additive, so a binary that
+        // knows fewer steps can tell a newer database it may serve from one it must refuse.
+        // Steps 1–12 (which ran before the column existed) are recorded as the table above classes
+        // them: all additive but 9, which rebuilt a table. The list is checked against the table
+        // by a test (MigrationStepTests).
+        MigrationStep(version: 13, additive: true, summary: "schema_migrations records whether each step is additive", sql: """
+        ALTER TABLE schema_migrations ADD COLUMN additive INTEGER NOT NULL DEFAULT 0 CHECK (additive IN (0, 1));
+        UPDATE schema_migrations SET additive = 1 WHERE version IN (1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 12);
+        """),
     ]
 
     static var latestVersion: Int { steps.last!.version }
 
+    /// The step that gave `schema_migrations` its `additive` column: rows of later steps say it.
+    static let additiveRecordedSince = 13
+
     /// The version recorded in the database: 0 for an empty file or one without the version table.
     static func storedVersion(_ conn: SQLiteConnection) throws -> Int {
-        let hasTable = try conn.query("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").first?.int(0) ?? 0
-        guard hasTable == 1 else { return 0 }
-        return Int(try conn.query("SELECT COALESCE(MAX(version), 0) FROM schema_migrations").first?.int(0) ?? 0)
+        try recordedSteps(conn).map(\.version).max() ?? 0
     }
 
-    /// Applies the steps up to `version` (every step unless a test builds an older database).
-    static func apply(to conn: SQLiteConnection, path: String, through version: Int = latestVersion) throws {
+    /// The rows of `schema_migrations` (none for an empty file or one without the table).
+    static func recordedSteps(_ conn: SQLiteConnection) throws -> [RecordedStep] {
+        let hasTable = try conn.query("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").first?.int(0) ?? 0
+        guard hasTable == 1 else { return [] }
+        let hasColumn = try conn.query("SELECT COUNT(*) FROM pragma_table_info('schema_migrations') WHERE name = 'additive'").first?.int(0) ?? 0
+        return try recordedSteps(conn, additiveColumn: hasColumn == 1)
+    }
+
+    /// The rows of an existing `schema_migrations`, on either backend; a table without the
+    /// `additive` column (before step 13) records no step as additive.
+    static func recordedSteps(_ conn: some SQLConnection, additiveColumn: Bool) throws -> [RecordedStep] {
+        try conn.query("SELECT version, \(additiveColumn ? "additive" : "0") FROM schema_migrations ORDER BY version").map {
+            RecordedStep(version: Int(try $0.int(0)), additive: try $0.int(1) == 1)
+        }
+    }
+
+    /// Records that `step` ran, with whether it is additive once the table has the column.
+    static func record(_ step: MigrationStep, on conn: some SQLConnection, at seconds: Int64) throws {
+        if step.version >= additiveRecordedSince {
+            try conn.query("INSERT INTO schema_migrations (version, applied_at, additive) VALUES (?, ?, ?)",
+                           [.integer(Int64(step.version)), .integer(seconds), .integer(step.additive ? 1 : 0)])
+        } else {
+            try conn.query("INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)", [.integer(Int64(step.version)), .integer(seconds)])
+        }
+    }
+
+    /// Applies the steps up to `version` (every step unless a test builds an older database),
+    /// reporting each (or, on an empty database, all at once) to `report`. A newer database is
+    /// left as it is: served when its extra steps are all additive (reported), else refused
+    /// (``StorageError/newerSchema(path:found:supported:)``).
+    static func apply(to conn: SQLiteConnection, path: String, through version: Int = latestVersion,
+                      report: SchemaReport = { _ in }) throws {
         try conn.execute("""
         CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)
         """)
-        let current = try conn.query("SELECT COALESCE(MAX(version), 0) FROM schema_migrations").first?.int(0) ?? 0
-        if current > latestVersion { throw StorageError.newerSchema(path: path, found: Int(current), supported: latestVersion) }
-        for step in steps where step.version > current && step.version <= version {
+        let plan = SchemaPlan(recorded: try recordedSteps(conn))
+        if plan.isNewer {
+            guard plan.servesNewer else { throw StorageError.newerSchema(path: path, found: plan.found, supported: latestVersion) }
+            report(.acceptedNewer(found: plan.found, supported: latestVersion, additiveSteps: plan.beyond.map(\.version)))
+            return
+        }
+        let clock = ContinuousClock(), started = clock.now
+        var applied = 0, reached = plan.found
+        for step in plan.pending where step.version <= version {
+            let stepStarted = clock.now
             try conn.execute("BEGIN IMMEDIATE")
+            var from: Int?
             do {
                 // Another process may have migrated while we waited for the lock.
-                let now = try conn.query("SELECT COALESCE(MAX(version), 0) FROM schema_migrations").first?.int(0) ?? 0
+                let now = try storedVersion(conn)
                 if now < step.version {
                     try conn.execute(step.sql)
-                    try conn.query("INSERT INTO schema_migrations (version, applied_at) VALUES (?, strftime('%s','now'))",
-                                   [.integer(Int64(step.version))])
+                    try record(step, on: conn, at: Int64(Date().timeIntervalSince1970))
+                    from = now
                 }
                 try conn.execute("COMMIT")
             } catch {
                 try? conn.execute("ROLLBACK")
                 throw error
             }
+            guard let from else { continue }
+            applied += 1
+            reached = step.version
+            if plan.found > 0 { report(.migrated(from: from, to: step.version, milliseconds: (clock.now - stepStarted).wholeMilliseconds)) }
+        }
+        if plan.found == 0, applied > 0 {
+            report(.created(version: reached, steps: applied, milliseconds: (clock.now - started).wholeMilliseconds))
         }
     }
 }

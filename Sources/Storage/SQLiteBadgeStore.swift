@@ -53,11 +53,11 @@ public final class SQLiteBadgeStore: BadgeStore {
     public let database: SQLiteDatabase
 
     /// Opens (creating and migrating if needed, unless `migrate` is false) the database file at
-    /// `path`; see ``SQLiteDatabase/init(path:busyTimeoutMilliseconds:readerCount:checkpointPages:migrate:)``.
+    /// `path`; see ``SQLiteDatabase/init(path:busyTimeoutMilliseconds:readerCount:checkpointPages:migrate:acceptingOlderSchema:report:)``.
     public init(path: String, busyTimeoutMilliseconds: Int = SQLiteDatabase.defaultBusyTimeoutMilliseconds, readerCount: Int = 2,
-                checkpointPages: Int32 = SQLiteDatabase.defaultCheckpointPages, migrate: Bool = true) throws {
+                checkpointPages: Int32 = SQLiteDatabase.defaultCheckpointPages, migrate: Bool = true, report: SchemaReport = { _ in }) throws {
         database = try SQLiteDatabase(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds, readerCount: readerCount,
-                                      checkpointPages: checkpointPages, migrate: migrate)
+                                      checkpointPages: checkpointPages, migrate: migrate, report: report)
     }
 
     public func read<T>(_ body: (any StoreReader) throws -> T) throws -> T {

@@ -45,27 +45,30 @@ public final class SQLiteDatabase: @unchecked Sendable {
     /// log a commit has it checkpointed in the background. Without `migrate` the file must
     /// exist at this service's schema version: it is neither created nor changed before that is
     /// checked; `acceptingOlderSchema` lets it be at an older one (a backup taken before an
-    /// upgrade copies pages, whatever their schema). Any failure is
-    /// ``StorageError/cannotOpen(path:reason:)`` naming the file, or
-    /// ``StorageError/newerSchema(path:found:supported:)``.
+    /// upgrade copies pages, whatever their schema). A newer schema is served when every step past
+    /// this service's is recorded additive, else refused. `report` hears each migration step and a
+    /// newer schema served. Any failure is ``StorageError/cannotOpen(path:reason:)`` naming the
+    /// file, or ``StorageError/newerSchema(path:found:supported:)``.
     public init(path: String, busyTimeoutMilliseconds: Int = SQLiteDatabase.defaultBusyTimeoutMilliseconds,
                 readerCount: Int = 2, checkpointPages: Int32 = SQLiteDatabase.defaultCheckpointPages,
-                migrate: Bool = true, acceptingOlderSchema: Bool = false) throws {
+                migrate: Bool = true, acceptingOlderSchema: Bool = false, report: SchemaReport = { _ in }) throws {
         self.path = path
         let timeout = Int32(clamping: busyTimeoutMilliseconds)
         checkpointer = WALCheckpointer(path: path, pages: checkpointPages, busyTimeoutMilliseconds: timeout)
         do {
             if !migrate {
-                let version = try Self.storedSchemaVersion(path: path)
-                if version > Migrations.latestVersion {
-                    throw StorageError.newerSchema(path: path, found: version, supported: Migrations.latestVersion)
-                }
-                if version < Migrations.latestVersion && !(acceptingOlderSchema && version > 0) {
-                    throw StorageError.cannotOpen(path: path, reason: "it is at schema version \(version), this service needs \(Migrations.latestVersion): run badge-service migrate")
+                let plan = try Self.schemaPlan(path: path)
+                if plan.isNewer {
+                    guard plan.servesNewer else {
+                        throw StorageError.newerSchema(path: path, found: plan.found, supported: Migrations.latestVersion)
+                    }
+                    report(.acceptedNewer(found: plan.found, supported: plan.latest, additiveSteps: plan.beyond.map(\.version)))
+                } else if plan.found < Migrations.latestVersion && !(acceptingOlderSchema && plan.found > 0) {
+                    throw StorageError.cannotOpen(path: path, reason: "it is at schema version \(plan.found), this service needs \(Migrations.latestVersion): run badge-service migrate")
                 }
             }
             writer = try SQLiteConnection(path: path, readOnly: false, busyTimeoutMilliseconds: timeout)
-            if migrate { try Migrations.apply(to: writer, path: path) }
+            if migrate { try Migrations.apply(to: writer, path: path, report: report) }
             // 0 or less keeps SQLite's automatic checkpoint in the commit (the benchmark's baseline).
             if checkpointPages > 0 { writer.checkpointInBackground(checkpointer) }
             var opened: [SQLiteConnection] = []
@@ -294,6 +297,30 @@ extension SQLiteDatabase {
         } catch let error as StorageError {
             throw StorageError.cannotOpen(path: path, reason: error.reasonText)
         }
+    }
+
+    /// Where the existing file at `path` stands against this service's steps, read on a read-only
+    /// connection so nothing is created or changed (`migrate --status`, `--dry-run`).
+    public static func schemaPlan(path: String) throws -> SchemaPlan {
+        let conn = try SQLiteConnection(path: path, readOnly: true)
+        do {
+            return SchemaPlan(recorded: try Migrations.recordedSteps(conn))
+        } catch let error as StorageError {
+            throw StorageError.cannotOpen(path: path, reason: error.reasonText)
+        }
+    }
+
+    /// Every table's SQL and rows, as text, read on a read-only connection (tests: a backup holds
+    /// what the database it copied held, whatever its file's header says).
+    package static func contentsForTesting(path: String) throws -> [String] {
+        let conn = try SQLiteConnection(path: path, readOnly: true)
+        var lines: [String] = []
+        for table in try conn.query("SELECT name, sql FROM sqlite_master WHERE type = 'table' ORDER BY name") {
+            let name = try table.text(0)
+            lines.append("table \(name): \(try table.text(1))")
+            for row in try conn.query("SELECT * FROM \"\(name)\" ORDER BY rowid") { lines.append("  \(row.values)") }
+        }
+        return lines
     }
 
     /// A database migrated only through `version`, as an older service left it.

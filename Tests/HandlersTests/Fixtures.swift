@@ -35,9 +35,10 @@ struct Harness {
     let codes: CodeAdmin
     let googlePlay: GooglePlayFunding?
 
-    init(at t: Timestamp = Timestamp(CivilDate(year: 2026, month: 3, day: 10), hour: 11),
+    /// Over `given` when set, else a fresh database of the backend under test.
+    init(at t: Timestamp = Timestamp(CivilDate(year: 2026, month: 3, day: 10), hour: 11), over given: (any BadgeStore)? = nil,
          googlePlay makeGooglePlay: ((@escaping @Sendable () -> Timestamp) -> GooglePlayFunding)? = nil) throws {
-        store = try StoreBackend.underTest.makeStore(in: dir)
+        store = try given ?? StoreBackend.underTest.makeStore(in: dir)
         clock = TestClock(t)
         try DefaultCatalog.seedIfEmpty(store, at: t)
         let googlePlay = makeGooglePlay?(clock.function)

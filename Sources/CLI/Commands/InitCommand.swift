@@ -7,7 +7,8 @@ enum InitCommand {
         Creates the data directory, its SQLite database with the default catalog and issuer key
         index 1, each only if missing (as the first serve does), prints what it made and exits.
         It never makes a key for a database that already holds purchases, and never a database
-        beside an existing key file (a database lost) unless told so:
+        beside an existing key file (a database lost) unless told so (below). Like serve, it
+        migrates a database an older release made, after backing it up (see migrate --help).
 
           --new-database   the key file was provisioned before the first start: make a new,
                            empty database beside it

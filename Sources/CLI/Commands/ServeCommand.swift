@@ -14,7 +14,8 @@ enum ServeCommand {
         database and issuer key in ./badge-data (created on first start, with key index 1 and the
         default catalog). SIGTERM or SIGINT stops it gracefully; SIGHUP re-reads the issuer key
         file and the catalog (as does a change of the key file, within a second). Stores and payment providers that
-        are not configured answer provider_not_configured.
+        are not configured answer provider_not_configured. A start that migrates an SQLite database an
+        older release made first backs it up to <data_dir>/backups/pre-migrate-… (see migrate --help).
 
         A data directory restored from a backup (it holds the backup's backup.json) is refused
         until --restored is given once: that start renames it restored-from-backup.json and logs

@@ -54,6 +54,9 @@ public struct ServiceConfiguration: Sendable, Equatable {
     public var databasePoolSize = PostgresSettings.defaultPoolSize
     public var databaseConnectTimeoutSeconds = PostgresSettings.defaultConnectTimeoutSeconds
     public var databaseStatementTimeoutMilliseconds = PostgresSettings.defaultStatementTimeoutMilliseconds
+    /// SQLite: a start (or `migrate`) that will migrate the database first writes a backup of it
+    /// under `<data_dir>/backups/` (README, Upgrading).
+    public var backupBeforeMigrate = true
     // [issuer]
     public var issuerKeyFileSetting: String?
     // [rpc]
@@ -151,6 +154,7 @@ public struct ServiceConfiguration: Sendable, Equatable {
         .integer("database", "pool_size", \.databasePoolSize, in: 1...1_000),
         .duration("database", "connect_timeout", \.databaseConnectTimeoutSeconds, unit: .seconds, in: 2...300),
         .duration("database", "statement_timeout_ms", \.databaseStatementTimeoutMilliseconds, unit: .milliseconds, in: 1...600_000),
+        .flag("database", "backup_before_migrate", \.backupBeforeMigrate),
         ConfigurationKey.path("issuer", "key_file", \.issuerKeyFileSetting, shown: { $0.issuerKeyFile })
             .defaulting(.derived("<data_dir>/issuer-keys.json")),
         ConfigurationKey.text("rpc", "front_token", \.frontToken, secret: true, validate: { v throws(ConfigurationKey.Rejection) in

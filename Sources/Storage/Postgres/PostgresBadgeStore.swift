@@ -7,9 +7,9 @@ public final class PostgresBadgeStore: BadgeStore {
     public let database: PostgresDatabase
 
     /// Connects and migrates (or only checks the schema version, when `migrate` is false); see
-    /// ``PostgresDatabase/init(settings:migrate:)``.
-    public init(settings: PostgresSettings, migrate: Bool = true) throws {
-        database = try PostgresDatabase(settings: settings, migrate: migrate)
+    /// ``PostgresDatabase/init(settings:migrate:report:)``.
+    public init(settings: PostgresSettings, migrate: Bool = true, report: SchemaReport = { _ in }) throws {
+        database = try PostgresDatabase(settings: settings, migrate: migrate, report: report)
     }
 
     public func read<T>(_ body: (any StoreReader) throws -> T) throws -> T {

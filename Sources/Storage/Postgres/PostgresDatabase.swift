@@ -25,20 +25,24 @@ public final class PostgresDatabase: @unchecked Sendable {
 
     /// Connects once (so a wrong URL, password or server shows at start), applies pending
     /// migrations when `migrate` is set, and refuses a schema newer than this service knows
-    /// (``StorageError/newerSchema(path:found:supported:)``) or, without `migrate`, older.
-    public init(settings: PostgresSettings, migrate: Bool = true) throws {
+    /// (``StorageError/newerSchema(path:found:supported:)``) unless every step past its own is
+    /// recorded additive, or, without `migrate`, older. `report` hears each migration step and a
+    /// newer schema served.
+    public init(settings: PostgresSettings, migrate: Bool = true, report: SchemaReport = { _ in }) throws {
         self.settings = settings
         permits = DispatchSemaphore(value: settings.poolSize)
         let first = try PostgresConnection(settings: settings)
         if migrate {
-            try PostgresMigrations.apply(to: first, location: settings.redacted)
+            try PostgresMigrations.apply(to: first, location: settings.redacted, report: report)
         } else {
-            let version = try PostgresMigrations.currentVersion(first)
-            if version > Migrations.latestVersion {
-                throw StorageError.newerSchema(path: settings.redacted, found: version, supported: Migrations.latestVersion)
-            }
-            if version < Migrations.latestVersion {
-                throw StorageError.unavailable(reason: "it is at schema version \(version), this service needs \(Migrations.latestVersion): run badge-service migrate")
+            let plan = SchemaPlan(recorded: try PostgresMigrations.recordedSteps(first))
+            if plan.isNewer {
+                guard plan.servesNewer else {
+                    throw StorageError.newerSchema(path: settings.redacted, found: plan.found, supported: Migrations.latestVersion)
+                }
+                report(.acceptedNewer(found: plan.found, supported: plan.latest, additiveSteps: plan.beyond.map(\.version)))
+            } else if plan.found < Migrations.latestVersion {
+                throw StorageError.unavailable(reason: "it is at schema version \(plan.found), this service needs \(Migrations.latestVersion): run badge-service migrate")
             }
         }
         idle.withLock { $0.append(first) }
@@ -48,6 +52,12 @@ public final class PostgresDatabase: @unchecked Sendable {
     /// without migrating: 0 for a database the service never migrated.
     public static func storedSchemaVersion(settings: PostgresSettings) throws -> Int {
         try PostgresMigrations.currentVersion(try PostgresConnection(settings: settings))
+    }
+
+    /// Where the database `settings` name stands against this service's steps, read on a
+    /// connection of its own without migrating (`migrate --status`, `--dry-run`).
+    public static func schemaPlan(settings: PostgresSettings) throws -> SchemaPlan {
+        SchemaPlan(recorded: try PostgresMigrations.recordedSteps(try PostgresConnection(settings: settings)))
     }
 
     /// Runs `body` in one write transaction; commits if it returns, rolls back if it throws.
@@ -162,6 +172,11 @@ extension PostgresDatabase {
     /// The first column of each row of a query, as bytes. Tests only: reads what no protocol exposes.
     package func readBlobsForTesting(_ sql: String) throws -> [[UInt8]] {
         try read { try $0.query(sql).map { try $0.blob(0) } }
+    }
+
+    /// A database migrated only through `version`, as an older service left it.
+    package static func createForTesting(settings: PostgresSettings, atVersion version: Int) throws {
+        try PostgresMigrations.apply(to: try PostgresConnection(settings: settings), location: settings.redacted, through: version)
     }
 
     /// Runs SQL in a write transaction (tests: simulating a newer service, breaking a row).

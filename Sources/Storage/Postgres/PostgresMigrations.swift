@@ -26,22 +26,52 @@ enum PostgresMigrations {
         return Int(try conn.query("SELECT COALESCE(MAX(version), 0) FROM schema_migrations").first?.int(0) ?? 0)
     }
 
-    /// Applies pending steps, one transaction each; throws ``StorageError/newerSchema(path:found:supported:)``
-    /// on a database a newer service migrated.
-    static func apply(to conn: PostgresConnection, location: String) throws {
+    /// The rows of `schema_migrations` (none before the first migration).
+    static func recordedSteps(_ conn: PostgresConnection) throws -> [RecordedStep] {
+        let exists = try conn.query("SELECT to_regclass('schema_migrations') IS NOT NULL").first?.int(0) ?? 0
+        guard exists == 1 else { return [] }
+        let hasColumn = try conn.query("""
+            SELECT COUNT(*) FROM pg_attribute
+            WHERE attrelid = to_regclass('schema_migrations') AND attname = 'additive' AND NOT attisdropped
+            """).first?.int(0) ?? 0
+        return try Migrations.recordedSteps(conn, additiveColumn: hasColumn == 1)
+    }
+
+    /// Applies pending steps up to `version` (every step unless a test builds an older database),
+    /// one transaction each, reporting each (or, on an empty database, all at
+    /// once) to `report`. A newer database is left as it is: served when its extra steps are all
+    /// additive (reported), else refused (``StorageError/newerSchema(path:found:supported:)``).
+    static func apply(to conn: PostgresConnection, location: String, through version: Int = Migrations.latestVersion,
+                      report: SchemaReport = { _ in }) throws {
         try step(conn) {
             try conn.execute("CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY KEY, applied_at BIGINT NOT NULL)")
         }
-        let current = try currentVersion(conn)
-        if current > Migrations.latestVersion { throw StorageError.newerSchema(path: location, found: current, supported: Migrations.latestVersion) }
-        for migration in Migrations.steps where migration.version > current {
+        let plan = SchemaPlan(recorded: try recordedSteps(conn))
+        if plan.isNewer {
+            guard plan.servesNewer else { throw StorageError.newerSchema(path: location, found: plan.found, supported: Migrations.latestVersion) }
+            report(.acceptedNewer(found: plan.found, supported: plan.latest, additiveSteps: plan.beyond.map(\.version)))
+            return
+        }
+        let clock = ContinuousClock(), started = clock.now
+        var applied = 0, reached = plan.found
+        for migration in plan.pending where migration.version <= version {
+            let stepStarted = clock.now
+            var from: Int?
             try step(conn) {
                 // Another instance may have migrated while we waited for the lock.
-                guard try currentVersion(conn) < migration.version else { return }
+                let now = try currentVersion(conn)
+                guard now < migration.version else { return }
                 try conn.execute(sql(migration.sql))
-                try conn.query("INSERT INTO schema_migrations (version, applied_at) VALUES (?, EXTRACT(EPOCH FROM now())::bigint)",
-                               [.integer(Int64(migration.version))])
+                try Migrations.record(migration, on: conn, at: Int64(Date().timeIntervalSince1970))
+                from = now
             }
+            guard let from else { continue }
+            applied += 1
+            reached = migration.version
+            if plan.found > 0 { report(.migrated(from: from, to: migration.version, milliseconds: (clock.now - stepStarted).wholeMilliseconds)) }
+        }
+        if plan.found == 0, applied > 0 {
+            report(.created(version: reached, steps: applied, milliseconds: (clock.now - started).wholeMilliseconds))
         }
     }
 
