@@ -10,7 +10,8 @@ import Testing
     let dir = TemporaryDirectory("package")
 
     static let releaseBinary = Repository.root.appendingPathComponent(".build/release/badge-service").path
-    static let expectedFiles = ["./etc/badge-service/badge-service.ini", "./lib/systemd/system/badge-service.service",
+    static let units = ["badge-service.service", "badge-service-backup.service", "badge-service-backup.timer"]
+    static let expectedFiles = ["./etc/badge-service/badge-service.ini"] + units.map { "./lib/systemd/system/\($0)" } + [
                                 "./usr/bin/badge-service", "./usr/share/doc/badge-service/LICENSE",
                                 "./usr/share/doc/badge-service/README.md"]
 
@@ -135,25 +136,33 @@ import Testing
         }
     }
 
-    /// The packaged unit is contrib's with the package's paths, verifies, and its documentation is
-    /// in the package; the example configuration passes `config check`.
-    @Test func theUnitAndTheConfigurationAreThePackagesOwn() throws {
+    /// The packaged units (the service, the backup service and its timer) are contrib's with the
+    /// package's paths and verify together; their documentation is in the package; the example
+    /// configuration passes `config check`.
+    @Test func theUnitsAndTheConfigurationAreThePackagesOwn() throws {
         let root = try extract()
-        let contrib = try String(contentsOf: Repository.root.appendingPathComponent("contrib/badge-service.service"), encoding: .utf8)
-        let packaged = try String(contentsOfFile: root + "/lib/systemd/system/badge-service.service", encoding: .utf8)
         func body(_ unit: String) -> String { String(unit[unit.range(of: "\n[Unit]\n")!.lowerBound...]) }
-        #expect(body(packaged) == body(contrib).replacingOccurrences(of: "/usr/local/", with: "/usr/"))
-        let lines = packaged.split(separator: "\n")
-        #expect(lines.contains("ExecStart=/usr/bin/badge-service serve --config /etc/badge-service/badge-service.ini --data /var/lib/badge-service"))
-        #expect(lines.contains("DynamicUser=yes") && lines.contains("StateDirectory=badge-service"))
-        let documentation = try #require(lines.first { $0.hasPrefix("Documentation=file://") }).dropFirst("Documentation=file://".count)
-        #expect(FileManager.default.fileExists(atPath: root + documentation), "\(documentation)")
-
-        // systemd-analyze verify needs ExecStart's program to exist: the extracted one
-        let copy = dir.file("badge-service.service")
-        try packaged.replacingOccurrences(of: "ExecStart=/usr/bin/badge-service", with: "ExecStart=\(root)/usr/bin/badge-service")
-            .write(toFile: copy, atomically: true, encoding: .utf8)
-        let verified = try CLIResult.run(["verify", "--man=no", copy], in: dir.url, executable: "/usr/bin/systemd-analyze")
+        var copies: [String] = []
+        for name in Self.units {
+            let contrib = try String(contentsOf: Repository.root.appendingPathComponent("contrib/\(name)"), encoding: .utf8)
+            let packaged = try String(contentsOfFile: root + "/lib/systemd/system/\(name)", encoding: .utf8)
+            #expect(body(packaged) == body(contrib).replacingOccurrences(of: "/usr/local/", with: "/usr/"), "\(name)")
+            #expect(!packaged.contains("/usr/local/"), "\(name)")
+            let lines = packaged.split(separator: "\n")
+            let documentation = try #require(lines.first { $0.hasPrefix("Documentation=file://") }).dropFirst("Documentation=file://".count)
+            #expect(FileManager.default.fileExists(atPath: root + documentation), "\(name): \(documentation)")
+            // systemd-analyze verify needs the programs a unit runs to exist: the extracted binary
+            let copy = dir.file(name)
+            try packaged.replacingOccurrences(of: "/usr/bin/badge-service", with: "\(root)/usr/bin/badge-service")
+                .write(toFile: copy, atomically: true, encoding: .utf8)
+            copies.append(copy)
+        }
+        let service = try String(contentsOfFile: root + "/lib/systemd/system/badge-service.service", encoding: .utf8).split(separator: "\n")
+        #expect(service.contains("ExecStart=/usr/bin/badge-service serve --config /etc/badge-service/badge-service.ini --data /var/lib/badge-service"))
+        #expect(service.contains("DynamicUser=yes") && service.contains("StateDirectory=badge-service"))
+        let backup = try String(contentsOfFile: root + "/lib/systemd/system/badge-service-backup.service", encoding: .utf8)
+        #expect(backup.contains("exec /usr/bin/badge-service backup --config /etc/badge-service/badge-service.ini"), "\(backup)")
+        let verified = try CLIResult.run(["verify", "--man=no"] + copies, in: dir.url, executable: "/usr/bin/systemd-analyze")
         #expect(verified.status == 0 && verified.stderr.isEmpty && verified.stdout.isEmpty, "\(verified.stderr)\(verified.stdout)")
 
         // the conffile is valid as shipped (mode 0644: it would be refused if it set a secret)

@@ -79,7 +79,7 @@ extension OperationsTests {
                 "\(names)")
         let backup = data + "/backups/" + (names.first ?? "")
         #expect(mode(data + "/backups") == 0o700 && mode(backup) == 0o700)
-        #expect(sortedEntries(backup) == ["badges.sqlite", "issuer-keys.json"])
+        #expect(sortedEntries(backup) == ["backup.json", "badges.sqlite", "issuer-keys.json"])
         for file in sortedEntries(backup) { #expect(mode(backup + "/" + file) == 0o600, "\(file)") }
         #expect(try SQLiteDatabase.storedSchemaVersion(path: backup + "/badges.sqlite") == 12)
         #expect(try SQLiteDatabase.storedSchemaVersion(path: database) == latest)
@@ -105,8 +105,18 @@ extension OperationsTests {
         #expect(try SQLiteDatabase.contentsForTesting(path: database) == releaseRows)
         #expect(try Data(contentsOf: URL(fileURLWithPath: data + "/issuer-keys.json")) == releaseKey)
 
-        // This binary upgrades it again, backing it up first, and serves the same purchase.
-        let again = try ServiceProcess(data: dir)
+        // Put in place, the backup is a restore: this binary asks for --restored first (the
+        // release before ignores backup.json), then upgrades it again, backing it up first, and
+        // serves the same purchase.
+        do {
+            let refused = try ServiceProcess(data: dir)
+            Issue.record("a rolled-back data directory served without --restored: \(refused.stderr)")
+            _ = refused.stop()
+        } catch {
+            #expect("\(error)".contains("is a restore of the backup made at "), "\(error)")
+        }
+        #expect(try SQLiteDatabase.storedSchemaVersion(path: database) == 12, "nothing migrated before --restored")
+        let again = try ServiceProcess(data: dir, arguments: ["--restored"])
         #expect(again.stderr.contains("backed up database \(database) before migrating it from schema version 12"), "\(again.stderr)")
         #expect(try statementIds(again).prefix(2) == served.prefix(2))
         #expect(again.stop() == 0)
