@@ -1,0 +1,43 @@
+import HTTPServer
+
+/// The gateway's routes, each with the name metrics and access lines give it: one table, from
+/// which both the router and the names are made, so a path is counted under the same name
+/// whether a route answered it or the HTTP layer refused it (404, 405, a framing error).
+struct RouteTable: Sendable {
+    /// A handler given its route's name.
+    typealias Handler = @Sendable (HTTPRequest, String, @escaping @Sendable (HTTPResponse) -> Void) -> Void
+
+    /// One method on one path, its name, and what answers it.
+    struct Route: Sendable {
+        let method: String
+        let path: String
+        let name: String
+        let handle: Handler
+
+        init(_ method: String, _ path: String, _ name: String, handle: @escaping Handler) {
+            self.method = method
+            self.path = path
+            self.name = name
+            self.handle = handle
+        }
+    }
+
+    let router: Router
+    /// The name of every routed path.
+    let names: [String: String]
+
+    init(_ routes: [Route]) {
+        var router = Router()
+        var names: [String: String] = [:]
+        for route in routes {
+            let name = route.name, handle = route.handle
+            router.add(route.method, route.path) { request, respond in handle(request, name, respond) }
+            names[route.path] = name
+        }
+        self.router = router
+        self.names = names
+    }
+
+    /// The name of `path`, or `unrouted` for a path no route serves.
+    func name(for path: String) -> String { names[path] ?? "unrouted" }
+}
