@@ -82,5 +82,10 @@ public struct MissingProviderKey: Error, Equatable, CustomStringConvertible {
     public let section: String
     public let key: String
 
+    public init(section: String, key: String) {
+        self.section = section
+        self.key = key
+    }
+
     public var description: String { "[\(section)] \(key) is required when [\(section)] is present" }
 }
