@@ -37,7 +37,7 @@ let package = Package(
         // posix_spawn's close-from action, which the Swift Glibc module does not import.
         .target(name: "CSpawn"),
         .target(name: "Crypto", dependencies: ["COpenSSL", "BadgeCore"], swiftSettings: optimised),
-        .target(name: "HTTPServer", dependencies: ["JSON", "Locking"], swiftSettings: strict),
+        .target(name: "HTTPServer", dependencies: ["Locking"], swiftSettings: strict),
         .target(name: "Schema", dependencies: ["JSON", "BadgeCore", "Ledger", "Locking"], swiftSettings: strict),
         .target(name: "RequestAuth", dependencies: ["Crypto", "BadgeCore"], swiftSettings: strict),
         .target(name: "CConstantTime"),

@@ -61,6 +61,13 @@ public struct Gateway: HTTPResponder {
         }
     }
 
+    /// The server's own answers outside a request (503 at accept, 500 for a response it cannot
+    /// send), as every other refusal off `/rpc` is answered: `httpError`. Nothing is recorded:
+    /// there was no request.
+    public func answer(status: Int, message: String, headers: HTTPHeaders) -> HTTPResponse {
+        HTTPResponse(HTTPError(status: status, message: message, fields: headers))
+    }
+
     /// A refusal of the HTTP layer (framing, limits, timeouts), logged and counted like a
     /// response. On `POST /rpc` the body is the protocol's `error` document (`bad_request`).
     public func refused(_ refusal: HTTPRefusal) -> HTTPResponse {
@@ -90,7 +97,7 @@ struct Endpoints: Sendable {
         var routes: [RouteTable.Route] = [
             .init("POST", Self.rpcPath, "rpc") { request, route, respond in rpc(request, route: route, respond: respond) },
             .init("GET", "/healthz", "healthz") { request, route, respond in
-                finish(request, .status(200, "ok"), route: route, started: .now, respond)
+                finish(request, HTTPResponse(StatusAnswer(200, "ok")), route: route, started: .now, respond)
             },
             .init("GET", "/readyz", "readyz") { request, route, respond in
                 let started = ContinuousClock.now
@@ -98,12 +105,12 @@ struct Endpoints: Sendable {
                 guard pool.submit(key: request.remoteAddress, {
                     switch readiness() {
                     case .ready:
-                        finish(request, .status(200, "ready"), route: route, started: started, respond)
+                        finish(request, HTTPResponse(StatusAnswer(200, "ready")), route: route, started: started, respond)
                     case .notReady(let reason):
-                        finish(request, .status(503, "not ready", reason: reason), route: route, started: started, respond)
+                        finish(request, HTTPResponse(StatusAnswer(503, "not ready", reason: reason)), route: route, started: started, respond)
                     }
                 }) else {
-                    return finish(request, .status(503, "busy"), route: route, started: started, respond)
+                    return finish(request, HTTPResponse(StatusAnswer(503, "busy")), route: route, started: started, respond)
                 }
             },
             .init("GET", "/metrics", "metrics") { request, route, respond in
@@ -113,7 +120,7 @@ struct Endpoints: Sendable {
                     let response = HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: metrics.render())
                     finish(request, response, route: route, started: started, respond)
                 }) else {
-                    return finish(request, .status(503, "busy"), route: route, started: started, respond)
+                    return finish(request, HTTPResponse(StatusAnswer(503, "busy")), route: route, started: started, respond)
                 }
             },
             .init("GET", "/schema", "schema") { request, route, respond in
@@ -178,10 +185,7 @@ struct Endpoints: Sendable {
 
     func walletFinish(_ request: HTTPRequest, _ answer: WalletAnswer, route: String, started: ContinuousClock.Instant,
                       _ respond: @Sendable (HTTPResponse) -> Void) {
-        var headers: HTTPHeaders = ["Content-Type": "application/json"]
-        if let retryAfter = answer.retryAfter { headers.add(name: "Retry-After", value: String(retryAfter)) }
-        finish(request, HTTPResponse(status: answer.status, headers: headers, body: answer.body), route: route,
-               result: answer.result, started: started, respond)
+        finish(request, HTTPResponse(answer), route: route, result: answer.result, started: started, respond)
     }
 
     /// `POST /rpc`. The event loop answers what needs no wait: an unsigned request when the RPC
@@ -309,24 +313,19 @@ struct Endpoints: Sendable {
             let settle: (() -> SettlementOutcome)?
             let delivery = WebhookDelivery(body: request.body, field: { request.headers.first($0) })
             do throws(WebhookRefusal) { settle = try endpoint.accept(delivery, clock()) } catch {
-                if case .verifierUnavailable = error {
-                    return finish(request, .error(status: 503, message: "\(error)"), route: route, result: "retry_later",
-                                  started: started, respond)
-                }
-                return finish(request, .error(status: 400, message: "\(error)"), route: route, result: "refused",
-                              started: started, respond)
+                return finish(request, HTTPResponse(error.answer), route: route, result: error.result, started: started, respond)
             }
             guard let settle else {
-                return finish(request, .error(status: 501, message: "\(endpoint.provider) is not configured"), route: route,
-                              result: "provider_not_configured", started: started, respond)
+                return finish(request, HTTPResponse(HTTPError(status: 501, message: "\(endpoint.provider) is not configured")),
+                              route: route, result: "provider_not_configured", started: started, respond)
             }
             let outcome = settle()
             if case .retryLater = outcome {
-                return finish(request, .status(503, outcome.result), route: route, result: outcome.result, started: started, respond)
+                return finish(request, HTTPResponse(StatusAnswer(503, outcome.result)), route: route, result: outcome.result, started: started, respond)
             }
-            finish(request, .status(200, outcome.result), route: route, result: outcome.result, started: started, respond)
+            finish(request, HTTPResponse(StatusAnswer(200, outcome.result)), route: route, result: outcome.result, started: started, respond)
         }
-        if !accepted { finish(request, .status(503, "busy"), route: route, result: "busy", started: started, respond) }
+        if !accepted { finish(request, HTTPResponse(StatusAnswer(503, "busy")), route: route, result: "busy", started: started, respond) }
     }
 
     /// The request as RFC 9421 sees it; `@authority` is the target's (RFC 9112 §3.3: an
@@ -342,9 +341,7 @@ struct Endpoints: Sendable {
     }
 
     func httpResponse(_ outcome: RPCOutcome, status: Int? = nil) -> HTTPResponse {
-        var headers: HTTPHeaders = ["Content-Type": "application/json"]
-        if case .error(_, _, let retryAfter?) = outcome.response { headers.add(name: "Retry-After", value: String(retryAfter)) }
-        return HTTPResponse(status: status ?? outcome.httpStatus, headers: headers, body: outcome.body)
+        HTTPResponse(RPCAnswer(outcome, status: status))
     }
 
     /// Sends `response` with the request's id in `X-Request-Id`, then counts and logs it.
@@ -390,7 +387,7 @@ struct Endpoints: Sendable {
             response = httpResponse(outcome, status: refusal.status)
             result = outcome.result
         } else {
-            response = .error(status: refusal.status, message: refusal.message)
+            response = HTTPResponse(HTTPError(status: refusal.status, message: refusal.message))
         }
         response.headers.replaceOrAdd(name: "X-Request-Id", value: id.text)
         metrics.recordRefusal(route: route, status: refusal.status)
@@ -433,13 +430,5 @@ struct Endpoints: Sendable {
 extension HTTPResponse {
     static func json(_ status: Int, _ body: String) -> HTTPResponse {
         HTTPResponse(status: status, contentType: "application/json", body: body)
-    }
-
-    /// The probes' small answer, `{"status":"…"}`, with a one-line `reason` when not ready.
-    static func status(_ status: Int, _ state: String, reason: String? = nil) -> HTTPResponse {
-        var body = JSONObject()
-        body["status"] = .string(state)
-        if let reason { body["reason"] = .string(reason) }
-        return HTTPResponse(status: status, headers: ["Content-Type": "application/json"], body: JSONValue.object(body).serialized())
     }
 }

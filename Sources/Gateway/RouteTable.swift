@@ -27,7 +27,8 @@ struct RouteTable: Sendable {
     let names: [String: String]
 
     init(_ routes: [Route]) {
-        var router = Router()
+        // The router's 404 and 405 are refusals like any other off /rpc.
+        var router = Router(answers: { status, message, fields in HTTPResponse(HTTPError(status: status, message: message, fields: fields)) })
         var names: [String: String] = [:]
         for route in routes {
             let name = route.name, handle = route.handle
