@@ -1,6 +1,6 @@
 @testable import Gateway
+@testable import Handlers
 import BadgeCore
-import Handlers
 import HTTPServer
 import JSON
 import Ledger
@@ -165,6 +165,18 @@ import Testing
         }
         // byte for byte what 0.2.0 sent
         #expect(refused.first { $0.1 == 405 }?.0.body == Array(#"{"error":"method_not_allowed","status":405,"message":"method not allowed"}"#.utf8))
+    }
+
+    /// The stores' verdict classes are declared once; each is a wallet code and a protocol code of
+    /// its own name, and a command failure of that code.
+    @Test func everyStoreVerdictIsTheCodeOfItsName() {
+        for verdict in StoreVerdict.allCases {
+            #expect(WalletRefusal(store: verdict, "r").code.rawValue == verdict.rawValue)
+            #expect(ErrorCode.all.map(\.rawValue).contains(verdict.rawValue))
+            #expect(Self.code(of: BadgeServiceError(verdict, retryAfter: nil, detail: "d")) == verdict.rawValue)
+        }
+        #expect(WalletRefusal(store: .providerUnavailable, "r").retryAfter == 60)
+        #expect(WalletRefusal(store: .paymentPending, "r", retryAfter: StoreVerdict.day).retryAfter == StoreVerdict.day)
     }
 
     /// The probes' and webhooks' `{"status":…}`: JSON, no wait.
