@@ -95,11 +95,11 @@ struct Endpoints: Sendable {
     /// Every route with its name, as `route` labels and access lines give it (``RouteTable``).
     func routes() -> [RouteTable.Route] {
         var routes: [RouteTable.Route] = [
-            .init("POST", Self.rpcPath, "rpc") { request, route, respond in rpc(request, route: route, respond: respond) },
-            .init("GET", "/healthz", "healthz") { request, route, respond in
+            .init("POST", Self.rpcPath, "rpc") { route in { request, respond in rpc(request, route: route, respond: respond) } },
+            .init("GET", "/healthz", "healthz") { route in { request, respond in
                 finish(request, HTTPResponse(StatusAnswer(200, "ok")), route: route, started: .now, respond)
-            },
-            .init("GET", "/readyz", "readyz") { request, route, respond in
+            } },
+            .init("GET", "/readyz", "readyz") { route in { request, respond in
                 let started = ContinuousClock.now
                 // Readiness writes to the database, so it runs off the event loop.
                 guard pool.submit(key: request.remoteAddress, {
@@ -112,8 +112,8 @@ struct Endpoints: Sendable {
                 }) else {
                     return finish(request, HTTPResponse(StatusAnswer(503, "busy")), route: route, started: started, respond)
                 }
-            },
-            .init("GET", "/metrics", "metrics") { request, route, respond in
+            } },
+            .init("GET", "/metrics", "metrics") { route in { request, respond in
                 let started = ContinuousClock.now
                 // The scrape reads the database's totals, so it runs off the event loop too.
                 guard pool.submit(key: request.remoteAddress, {
@@ -122,28 +122,28 @@ struct Endpoints: Sendable {
                 }) else {
                     return finish(request, HTTPResponse(StatusAnswer(503, "busy")), route: route, started: started, respond)
                 }
-            },
-            .init("GET", "/schema", "schema") { request, route, respond in
+            } },
+            .init("GET", "/schema", "schema") { route in { request, respond in
                 finish(request, .json(200, BadgeRPCSchema.text), route: route, started: .now, respond)
-            },
-            .init("GET", "/openapi.json", "openapi") { request, route, respond in
+            } },
+            .init("GET", "/openapi.json", "openapi") { route in { request, respond in
                 finish(request, .json(200, OpenAPIDocument.text), route: route, started: .now, respond)
-            },
+            } },
         ]
         for endpoint in service.webhookEndpoints {
-            routes.append(.init("POST", endpoint.path, endpoint.route) { request, route, respond in
+            routes.append(.init("POST", endpoint.path, endpoint.route) { route in { request, respond in
                 webhook(request, endpoint, route: route, respond: respond)
-            })
+            } })
         }
         routes += [
-            .init("GET", "/wallet/coin-packages", "wallet_coin_packages") { request, route, respond in
+            .init("GET", "/wallet/coin-packages", "wallet_coin_packages") { route in { request, respond in
                 // The table is in memory: answered on the event loop.
                 walletFinish(request, wallet?.coinPackages() ?? .notDeployed, route: route, started: .now, respond)
-            },
-            .init("GET", "/wallet", "wallet") { request, route, respond in
+            } },
+            .init("GET", "/wallet", "wallet") { route in { request, respond in
                 walletSigned(request, route: route, respond: respond) { wallet, account in wallet.wallet(account: account) }
-            },
-            .init("POST", "/wallet/coins/purchase", "wallet_purchase") { request, route, respond in
+            } },
+            .init("POST", "/wallet/coins/purchase", "wallet_purchase") { route in { request, respond in
                 guard let type = request.headers.first("Content-Type"), Self.isJSON(type) else {
                     return walletFinish(request, WalletAnswer(status: 415, .badRequest("Content-Type must be application/json")),
                                         route: route, started: .now, respond)
@@ -151,7 +151,7 @@ struct Endpoints: Sendable {
                 walletSigned(request, route: route, respond: respond) { wallet, account in
                     wallet.purchase(body: request.body, account: account)
                 }
-            },
+            } },
         ]
         return routes
     }

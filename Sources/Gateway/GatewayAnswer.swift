@@ -36,20 +36,17 @@ private func jsonFields(retryAfter: UInt32?) -> HTTPHeaders {
 /// An answer of `/rpc`: the protocol's document (schema `response`), its status that of its error
 /// code (``ErrorCode/httpStatus``) unless the gateway's check decided another (401, 415).
 struct RPCAnswer: GatewayAnswer {
-    let outcome: RPCOutcome
-    let statusOverride: Int?
+    let status: Int
+    let retryAfter: UInt32?
+    let body: [UInt8]
 
     init(_ outcome: RPCOutcome, status: Int? = nil) {
-        self.outcome = outcome
-        statusOverride = status
+        self.status = status ?? outcome.httpStatus
+        if case .error(_, _, let retryAfter) = outcome.response { self.retryAfter = retryAfter } else { retryAfter = nil }
+        body = outcome.body
     }
 
-    var status: Int { statusOverride ?? outcome.httpStatus }
-    var headers: HTTPHeaders {
-        guard case .error(_, _, let retryAfter) = outcome.response else { return jsonFields(retryAfter: nil) }
-        return jsonFields(retryAfter: retryAfter)
-    }
-    var body: [UInt8] { outcome.body }
+    var headers: HTTPHeaders { jsonFields(retryAfter: retryAfter) }
 }
 
 extension WalletAnswer: GatewayAnswer {

@@ -4,21 +4,20 @@ import HTTPServer
 /// which both the router and the names are made, so a path is counted under the same name
 /// whether a route answered it or the HTTP layer refused it (404, 405, a framing error).
 struct RouteTable: Sendable {
-    /// A handler given its route's name.
-    typealias Handler = @Sendable (HTTPRequest, String, @escaping @Sendable (HTTPResponse) -> Void) -> Void
-
     /// One method on one path, its name, and what answers it.
     struct Route: Sendable {
         let method: String
         let path: String
         let name: String
-        let handle: Handler
+        let handle: Router.Handler
 
-        init(_ method: String, _ path: String, _ name: String, handle: @escaping Handler) {
+        /// `handler` is given the route's name once, when the table is made, and returns what
+        /// answers the route (so a request costs no extra call).
+        init(_ method: String, _ path: String, _ name: String, handler: (String) -> Router.Handler) {
             self.method = method
             self.path = path
             self.name = name
-            self.handle = handle
+            handle = handler(name)
         }
     }
 
@@ -31,9 +30,8 @@ struct RouteTable: Sendable {
         var router = Router(answers: { status, message, fields in HTTPResponse(HTTPError(status: status, message: message, fields: fields)) })
         var names: [String: String] = [:]
         for route in routes {
-            let name = route.name, handle = route.handle
-            router.add(route.method, route.path) { request, respond in handle(request, name, respond) }
-            names[route.path] = name
+            router.add(route.method, route.path, handler: route.handle)
+            names[route.path] = route.name
         }
         self.router = router
         self.names = names

@@ -200,7 +200,7 @@ package struct HTTPConnectionStateMachine<Clock: HTTPConnectionClock> {
         let close = !head.keepAlive || shuttingDown || (inputClosed && parkedOffset >= parked.count)
             || self.sequence >= UInt64(limits.maxRequestsPerConnection)
         let encoded = HTTPResponseEncoder.encode(response, isHEAD: head.method == "HEAD", version: head.version,
-                                                 close: close, clock: clock, invalid: invalidResponse)
+                                                 close: close, clock: clock, answers: answers)
         state = .writing(close: encoded.close)
         deadline = clock.nanoseconds &+ writeTimeout
         return .write(encoded.bytes)
@@ -304,11 +304,8 @@ package struct HTTPConnectionStateMachine<Clock: HTTPConnectionClock> {
         deadline = clock.nanoseconds &+ writeTimeout
         releaseBuffers()
         return .write(HTTPResponseEncoder.encode(response, isHEAD: isHEAD, version: version, close: true, clock: clock,
-                                                 invalid: invalidResponse).bytes)
+                                                 answers: answers).bytes)
     }
-
-    /// What replaces a response that cannot be sent.
-    private func invalidResponse() -> HTTPResponse { answers(500, "invalid response from handler", [:]) }
 
     private func request(_ head: HTTPRequestHead, body: [UInt8]) -> HTTPRequest {
         HTTPRequest(method: head.method, target: head.target, path: head.path, query: head.query,

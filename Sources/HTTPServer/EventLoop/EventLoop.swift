@@ -361,7 +361,7 @@ final class EventLoop: @unchecked Sendable {
         var response = context.answers(503, message, ["Retry-After": "1"])
         response.status = 503
         let bytes = HTTPResponseEncoder.encode(response, isHEAD: false, version: .http1_1, close: true, clock: clock,
-                                               invalid: { context.answers(500, "invalid response from handler", [:]) }).bytes
+                                               answers: context.answers).bytes
         _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
         Glibc.close(fd)
     }

@@ -9,13 +9,15 @@ package enum HTTPResponseEncoder {
     /// Returns the bytes and whether the connection closes after them: `close` as asked, or
     /// because the responder set `Connection: close`. An invalid response (status outside
     /// 200…599, a header name that is not a token, a value with CR/LF/NUL/CTL) is replaced by
-    /// the 500 `invalid` makes (its status kept 500; a plain-text one if that is invalid too).
+    /// the 500 `answers` renders (its status kept 500; a plain-text one without them, or if that
+    /// is invalid too).
     package static func encode(_ response: HTTPResponse, isHEAD: Bool, version: HTTPVersion, close: Bool,
                                clock: some HTTPConnectionClock,
-                               invalid: () -> HTTPResponse = { .plain(status: 500, message: "invalid response from handler") })
+                               answers: (@Sendable (Int, String, HTTPHeaders) -> HTTPResponse)? = nil)
         -> (bytes: [UInt8], close: Bool) {
         guard isValid(response) else {
-            var replacement = invalid()
+            let message = "invalid response from handler"
+            var replacement = answers?(500, message, [:]) ?? .plain(status: 500, message: message)
             replacement.status = 500
             if !isValid(replacement) { replacement = .plain(status: 500, message: "invalid response from handler") }
             return encode(replacement, isHEAD: isHEAD, version: version, close: close, clock: clock)
