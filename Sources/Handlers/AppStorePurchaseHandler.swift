@@ -100,18 +100,28 @@ extension BadgeService {
     /// An App Store transaction verified offline and the product it is of, which this service must
     /// price: each refusal in the spec's class.
     func verifiedAppStoreTransaction(_ jws: String) throws -> (transaction: AppStoreTransaction, product: StoreProduct) {
+        let transaction = try verifiedAppStoreTransactionUnpriced(jws)
+        return (transaction, try appStoreProduct(of: transaction))
+    }
+
+    /// An App Store transaction verified offline, each refusal in the spec's class; the catalog is
+    /// not read, so a repeat can be answered from the record whatever it prices today.
+    func verifiedAppStoreTransactionUnpriced(_ jws: String) throws -> AppStoreTransaction {
         guard let appStore else { throw BadgeServiceError.providerNotConfigured("apple") }
-        let transaction: AppStoreTransaction
         switch appStore.verifier.verdict(onTransaction: jws) {
         case .refused(let refusal):
             configuration.reportProviderFailure("apple: \(refusal)")
             throw BadgeServiceError(refusal)
-        case .verified(let verified, _): transaction = verified
+        case .verified(let verified, _): return verified
         }
+    }
+
+    /// The product this service prices for a verified transaction: product_unavailable when none.
+    func appStoreProduct(of transaction: AppStoreTransaction) throws -> StoreProduct {
         guard let product = try storeProducts().product(store: "apple", id: transaction.productId) else {
             throw BadgeServiceError.pricing(.productUnavailable)
         }
-        return (transaction, product)
+        return product
     }
 
     /// A verified App Store transaction that must be of a subscription product (internal when the

@@ -52,6 +52,7 @@ extension BadgeService {
     func purchaseByGooglePlay(key: Ed25519PublicKey, masterKey: [UInt8], productId: String, token: String,
                               upgrade: UpgradeProof?, now: Timestamp) throws -> RPCResponse {
         let (googlePlay, products) = try playEvidence(productId: productId, token: token)
+        if let replay = try playReplayToItsHolder(purchaseKey: key.purchaseKeyText, token: token) { return replay }
         if products.subscriptions[productId] != nil {
             if upgrade != nil { throw BadgeServiceError.badRequest("upgrade goes with an upgrade product") }
             return try purchaseByPlaySubscription(key: key, masterKey: masterKey, productId: productId, token: token,
@@ -144,6 +145,7 @@ extension BadgeService {
     func transferByGooglePlay(key: Ed25519PublicKey, masterKey: [UInt8], productId: String, token: String,
                               now: Timestamp) throws -> RPCResponse {
         let (googlePlay, products) = try playEvidence(productId: productId, token: token)
+        if let replay = try playReplayToItsHolder(purchaseKey: key.purchaseKeyText, token: token) { return replay }
         if products.oneTime[productId] != nil {
             return try purchaseByGooglePlay(key: key, masterKey: masterKey, productId: productId, token: token, upgrade: nil, now: now)
         }
@@ -152,6 +154,22 @@ extension BadgeService {
                                         creditsTestPurchases: googlePlay.creditsTestPurchases, claimedProductID: productId)
         return try transferBySubscription(key: key, masterKey: masterKey, adapter: adapter, reference: token,
                                           presentedChargeId: nil, now: now)
+    }
+
+    /// The answer the record gives the key a Play token was credited to, whatever the catalog
+    /// prices today and without asking Play: its one-time purchase, or the subscription it holds
+    /// (`ended`, with no credential, once it moved away). nil when the token funds no purchase of
+    /// this key, and the product and Play decide.
+    func playReplayToItsHolder(purchaseKey: String, token: String) throws -> RPCResponse? {
+        let reference = GooglePlayFunding.reference(token: token)
+        let (held, creditedTo, subscription) = try store.read { r in
+            (try r.purchase(key: purchaseKey), try r.creditedPurchase(provider: "google", providerRef: reference),
+             try subscriptionClaim(r, purchaseKey: purchaseKey, store: "google", reference: token))
+        }
+        if let held, creditedTo == held.id {
+            return try replay(held, receipt: Self.recoveryReceipt(masterKey: held.masterKey, invoiceId: "google:" + reference))
+        }
+        return try subscription.replayToItsHolder()
     }
 
     /// The deployment's Play funding and products, once the product id and token grammars are

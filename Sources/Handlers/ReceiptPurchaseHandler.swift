@@ -25,6 +25,8 @@ extension BadgeService {
                     sourceRows: try holder.map { try r.ledger(purchaseId: $0) } ?? [],
                     sourcePausedSince: try holder.flatMap { try r.pausedSince(purchaseId: $0) },
                     sourceSubscription: try holder.flatMap { try r.subscriptionFunding(purchaseId: $0) },
+                    sourceSubscriptionRecord: try holder.flatMap { try r.subscriptionFunding(purchaseId: $0) }
+                        .flatMap { try r.subscription(id: $0.subscriptionId) },
                     sourceUpgrades: try holder.map { id in
                         try r.invoiceUpgrades(fromPurchaseId: id).compactMap { try r.invoice(id: $0.invoiceId) }
                     } ?? [])
@@ -40,6 +42,11 @@ extension BadgeService {
                 guard purchase.id == source.id else {
                     throw BadgeServiceError.badRequest("this purchase key already holds a badge")
                 }
+                // One a store subscription funds answers as the subscription's own repeat does: with
+                // its state, and `ended` with no credential once transferBadge moved it away.
+                let subscription = SubscriptionClaim(service: self, purchase: purchase, record: s.sourceSubscriptionRecord,
+                                                     funding: s.sourceSubscription)
+                if let answer = try subscription.replayToItsHolder() { return .answer(answer) }
                 return .answer(try replay(purchase, receipt: receipt))
             }
             // A store subscription keeps charging the purchase it funds: Restore (transferBadge) moves it.

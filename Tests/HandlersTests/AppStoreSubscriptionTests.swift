@@ -174,4 +174,65 @@ import Testing
                           by: Ed25519PrivateKey())
         #expect(forged.error == .receiptInvalid)
     }
+
+    /// transferBadge's repeat by the key the subscription moved to is answered from the record before
+    /// the transaction is priced: a product retired since changes nothing, and the store is not asked.
+    @Test func aTransfersRepeatIsAnsweredFromTheRecordAfterItsProductIsRetired() async throws {
+        s.apple.answer("5800", .success(.charged(monthlyCharge("5801", start: at(2026, 3, 10)))))
+        let signed = try await jws("5801", original: "5800", product: "SUBSCR_BADGE_SUPPORTER_MONTH_01")
+        #expect(buy(signed, by: Ed25519PrivateKey()).credential != nil)
+        let new = Ed25519PrivateKey(), master = SecureRandom.bytes(32)
+        let moved = send(.transferBadge(masterKey: master, payment: .apple(jws: signed)), by: new)
+        #expect(moved.credential != nil, "\(moved.response)")
+        let reads = s.apple.reads.count
+        try StoreProductAdmin(store: s.h.store).remove(store: "apple", productId: "SUBSCR_BADGE_SUPPORTER_MONTH_01", basePlanId: nil)
+        #expect(send(.transferBadge(masterKey: master, payment: .apple(jws: signed)), by: new).response == moved.response)
+        #expect(s.apple.reads.count == reads)
+    }
+
+    /// upgradeBadgeSubscription's repeat of a granted tier is answered from the record (the tier the
+    /// granted charge recorded) even once the catalog no longer prices the higher tier's product.
+    @Test func anUpgradesRepeatIsAnsweredFromTheRecordAfterItsProductIsRetired() async throws {
+        s.apple.answer("5900", .success(.charged(monthlyCharge("5901", start: at(2026, 3, 10), months: 12))))
+        let key = Ed25519PrivateKey()
+        let last = try #require(buy(try await jws("5901", original: "5900", product: "SUBSCR_BADGE_SUPPORTER_YEAR_01"), by: key)
+            .statement?.entries.last)
+        s.now = at(2026, 3, 20)
+        s.apple.answer("5900", .success(.charged(monthlyCharge("5902", start: at(2026, 3, 20), type: .legend))))
+        let legend = try await jws("5902", original: "5900", product: "SUBSCR_BADGE_LEGEND_MONTH_01")
+        let granted = send(.upgradeBadgeSubscription(payment: .apple(jws: legend), balance: Balance(lastEntry: last)), by: key)
+        #expect(granted.credential?.badgeType == .legend, "\(granted.response)")
+        let reads = s.apple.reads.count
+        try StoreProductAdmin(store: s.h.store).remove(store: "apple", productId: "SUBSCR_BADGE_LEGEND_MONTH_01", basePlanId: nil)
+        let again = send(.upgradeBadgeSubscription(payment: .apple(jws: legend), balance: Balance(lastEntry: last)), by: key)
+        #expect(again.credential == granted.credential, "\(again.response)")
+        #expect(again.statement?.entries == granted.statement?.entries)
+        #expect(s.apple.reads.count == reads)
+        // A transaction of a tier never granted is still priced: the retired product is unavailable.
+        let other = try await jws("5903", original: "5900", product: "SUBSCR_BADGE_LEGEND_MONTH_01")
+        #expect(send(.upgradeBadgeSubscription(payment: .apple(jws: other), balance: Balance(lastEntry: last)), by: key).error
+                == .productUnavailable)
+    }
+
+    /// Funding by receipt, presented by the key a subscription funds, follows the subscription's
+    /// rules: the answer carries its state, and once transferBadge moved it away, `ended` with no
+    /// credential, as every command answers an old purchase.
+    @Test func aSubscriptionPurchasesOwnReceiptIsAnsweredAsTheSubscriptionIs() async throws {
+        s.apple.answer("6000", .success(.charged(monthlyCharge("6001", start: at(2026, 3, 10)))))
+        let signed = try await jws("6001", original: "6000", product: "SUBSCR_BADGE_SUPPORTER_MONTH_01")
+        let key = Ed25519PrivateKey()
+        let bought = buy(signed, by: key)
+        guard case .badgeCredential(let credential, _, let receipt?, .renewing) = bought.response else {
+            Issue.record("\(bought.response)"); return
+        }
+        let funded = send(.purchaseBadge(masterKey: SecureRandom.bytes(32), payment: .receipt(receipt: receipt), upgrade: nil), by: key)
+        #expect(funded.response.subscriptionState == .renewing, "\(funded.response)")
+        #expect(funded.credential == credential)
+
+        #expect(send(.transferBadge(masterKey: SecureRandom.bytes(32), payment: .apple(jws: signed)), by: Ed25519PrivateKey())
+            .credential != nil)
+        let ended = send(.purchaseBadge(masterKey: SecureRandom.bytes(32), payment: .receipt(receipt: receipt), upgrade: nil), by: key)
+        #expect(ended.response.subscriptionState == .ended, "\(ended.response)")
+        #expect(ended.credential == nil)
+    }
 }

@@ -433,4 +433,52 @@ import Testing
             #expect(fake.apiCalls.count == calls)
         }
     }
+
+    /// Every Play repeat by the key a token was credited to is answered from the record before the
+    /// product is priced: after `catalog remove-product`, the one-time purchase, the subscription
+    /// and the subscription moved by transferBadge each answer the same, and Play is not asked.
+    @Test func repeatsAreAnsweredFromTheRecordAfterTheirProductIsRetired() throws {
+        let fake = FakeGoogle()
+        let oneTime = "retired.AO-J1OwOneTime_1", subscribed = "retired.AO-J1OwSubscription_1", moving = "retired.AO-J1OwMoving_1"
+        Self.scriptPurchased(fake, token: oneTime)
+        for token in [subscribed, moving] {
+            fake.script("GET", Self.subscriptionRoute(token), .json(200, Self.subscription(acknowledged: true)))
+        }
+        try fake.serve { base in
+            let h = try Self.harness(fake, base)
+            let key = Ed25519PrivateKey(), master = SecureRandom.bytes(32)
+            let bought = Self.buy(h, token: oneTime, by: key, masterKey: master)
+            #expect(bought.credential != nil, "\(bought.response)")
+            let subscriber = Ed25519PrivateKey(), subscriberMaster = SecureRandom.bytes(32)
+            let subscription = Self.buy(h, token: subscribed, product: Self.subscriptionProduct, by: subscriber,
+                                        masterKey: subscriberMaster)
+            #expect(subscription.credential != nil, "\(subscription.response)")
+            #expect(Self.buy(h, token: moving, product: Self.subscriptionProduct).credential != nil)
+            h.clock.now = h.clock.now.adding(seconds: 600)
+            let restorer = Ed25519PrivateKey(), restorerMaster = SecureRandom.bytes(32)
+            let transfer = RPCCommand.transferBadge(masterKey: restorerMaster,
+                                                    payment: .google(productId: Self.subscriptionProduct, token: moving))
+            let moved = h.send(transfer, by: restorer)
+            #expect(moved.credential != nil, "\(moved.response)")
+
+            let calls = fake.apiCalls.count
+            try StoreProductAdmin(store: h.store).remove(store: "google", productId: Self.product, basePlanId: nil)
+            for plan in try StoreProducts(try h.store.read { try $0.storeProducts() }).of("google")
+                where plan.productId == Self.subscriptionProduct {
+                try StoreProductAdmin(store: h.store).remove(store: "google", productId: plan.productId, basePlanId: plan.basePlanId)
+            }
+            h.clock.now = h.clock.now.adding(seconds: 2)  // past the products cache
+            #expect(Self.buy(h, token: oneTime, by: key, masterKey: master).body == bought.body)
+            #expect(Self.buy(h, token: subscribed, product: Self.subscriptionProduct, by: subscriber,
+                             masterKey: subscriberMaster).body == subscription.body)
+            #expect(h.send(transfer, by: restorer).body == moved.body)
+            // transferBadge by the one-time purchase's own key answers as its purchaseBadge repeat.
+            let restoredOneTime = h.send(.transferBadge(masterKey: master, payment: .google(productId: Self.product, token: oneTime)),
+                                         by: key)
+            #expect(restoredOneTime.body == bought.body)
+            #expect(fake.apiCalls.count == calls)
+            // Another key is not answered from the record: the retired product is unavailable.
+            #expect(Self.buy(h, token: oneTime).error == .productUnavailable)
+        }
+    }
 }

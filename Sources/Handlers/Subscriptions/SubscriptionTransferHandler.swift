@@ -32,6 +32,12 @@ extension BadgeService {
             guard claim.isAutoRenewable else {
                 return try purchaseByAppStore(key: key, masterKey: masterKey, jws: jws, upgrade: nil, now: now)
             }
+            // Already moved to (or credited to) this key: the record answers, whatever the catalog
+            // prices today; the store's evidence is judged only for a move.
+            let known = try store.read { r in
+                try subscriptionClaim(r, purchaseKey: key.purchaseKeyText, store: "apple", reference: claim.purchaseId)
+            }
+            if let replay = try known.replayToItsHolder() { return replay }
             let transaction = try verifiedAppStoreSubscription(jws)
             return try transferBySubscription(key: key, masterKey: masterKey, store: "apple",
                                               reference: transaction.originalTransactionId,

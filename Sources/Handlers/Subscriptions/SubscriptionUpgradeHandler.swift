@@ -19,11 +19,10 @@ extension BadgeService {
         guard case .apple(let jws) = payment else {
             throw BadgeServiceError.badRequest("upgradeBadgeSubscription takes an App Store transaction")
         }
-        let (transaction, product) = try verifiedAppStoreTransaction(jws)
-        guard transaction.kind == .autoRenewable, product.kind == .subscription else {
+        let transaction = try verifiedAppStoreTransactionUnpriced(jws)
+        guard transaction.kind == .autoRenewable else {
             throw BadgeServiceError.badRequest("the transaction is of no subscription product")
         }
-        let wanted = product.badgeType
         let (funding, record) = try store.read { r -> (SubscriptionFunding?, SubscriptionRecord?) in
             let funding = try r.subscriptionFunding(purchaseId: purchase.id)
             return (funding, try funding.flatMap { try r.subscription(id: $0.subscriptionId) })
@@ -35,14 +34,26 @@ extension BadgeService {
             throw BadgeServiceError.badRequest("the transaction is of another subscription")
         }
 
-        func answer(_ s: RenewalSnapshot) throws -> RPCResponse? {
+        func answer(_ s: RenewalSnapshot, wanted: BadgeType) throws -> RPCResponse? {
             guard s.tip.balanceBadgeType == wanted else { return nil }
             let credential = s.latest.flatMap { $0.badgeType == wanted && isPeriodCurrent(periodEnd: $0.periodEnd, at: now)
                 ? $0.credential(masterKey: purchase.masterKey) : nil }
             return .badgeCredential(credential: credential, statement: statement(of: s.rows, asserting: balance.lastEntry).statement,
                                     receipt: nil, subscription: s.record.lastState)
         }
-        if let held = try answer(try store.read { try renewalSnapshot($0, purchase: purchase, funding: funding) }) { return held }
+        // A repeat of an upgrade already granted: the tier is the granted charge's, as recorded, so
+        // a product retired since does not change the answer.
+        let known = try store.read { try renewalSnapshot($0, purchase: purchase, funding: funding) }
+        if let granted = known.charges.first(where: { $0.chargeId == transaction.transactionId && $0.grantedAt != nil }),
+           let held = try answer(known, wanted: granted.badgeType) {
+            return held
+        }
+        let product = try appStoreProduct(of: transaction)
+        guard product.kind == .subscription else {
+            throw BadgeServiceError.badRequest("the transaction is of no subscription product")
+        }
+        let wanted = product.badgeType
+        if let held = try answer(known, wanted: wanted) { return held }
 
         if let left = try claimSubscriptionCheck(store: "apple", reference: record.reference, path: .renewal, now: now) {
             throw BadgeServiceError.paymentPending(retryAfter: left)
@@ -60,7 +71,7 @@ extension BadgeService {
         }
 
         return try conditionalWrite(read: { r in try renewalSnapshot(r, purchase: purchase, funding: funding) }, decide: { s in
-            if let held = try answer(s) { return .answer(held) }
+            if let held = try answer(s, wanted: wanted) { return .answer(held) }
             let coverageRuns = s.afterLapse(at: now).balanceMonths > 0
             guard case .success(let charge) = reading.charge,
                   !s.charges.contains(where: { $0.chargeId == charge.chargeId && $0.grantedAt != nil }),
