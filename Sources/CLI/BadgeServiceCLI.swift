@@ -52,7 +52,7 @@ public enum BadgeServiceCLI {
         """
 
     /// This build's version (`badge-service --version`); CHANGELOG.md's newest entry.
-    public static let version = "0.2.0"
+    public static let version = "0.3.0"
 
     /// The commands `run` knows, as the unknown-command hint lists them.
     static let commands = ["serve", "init", "backup", "migrate", "reconcile", "issuer", "codes", "catalog", "ledger", "client", "config", "schema"]

@@ -26,6 +26,19 @@ public struct GooglePlayFunding: Sendable {
         self.push = push
     }
 
+    /// The same funding with its budget of subscription checks counted through `shared`: the
+    /// database every instance shares (PostgreSQL); nil keeps it in memory.
+    public func countingChecks(through shared: (any SharedMinuteCounter)?) -> GooglePlayFunding {
+        GooglePlayFunding(client: client, creditsTestPurchases: creditsTestPurchases,
+                          subscriptionChecks: subscriptionChecks.counted(through: shared), push: push)
+    }
+
+    /// Takes one check from the purchase path's budget: rate_limited with the seconds left in the
+    /// minute when none is.
+    func takeSubscriptionCheck() throws {
+        if let left = try subscriptionChecks.take() { throw BadgeServiceError.playChecksUsed(retryAfter: left) }
+    }
+
     /// The reader of Play subscriptions the renewal checks use (no product claimed, no budget: that
     /// path has its hour), pricing with the products `products` reads at each check.
     public func subscriptions(products: @escaping @Sendable () throws -> PlayProductMap) -> PlaySubscriptions {
@@ -132,16 +145,15 @@ extension BadgeService {
         let adapter = PlaySubscriptions(client: googlePlay.client, products: products,
                                         creditsTestPurchases: googlePlay.creditsTestPurchases, claimedProductID: productId,
                                         beforeConfirm: { checks.count() })
-        return try purchaseBySubscription(key: key, masterKey: masterKey, adapter: adapter, reference: token, now: now, mayAsk: {
-            if let left = checks.take() { throw BadgeServiceError.playChecksUsed(retryAfter: left) }
-        })
+        return try purchaseBySubscription(key: key, masterKey: masterKey, adapter: adapter, reference: token, now: now, mayAsk: googlePlay.takeSubscriptionCheck)
     }
 
     /// `transferBadge` funded by `google`: the product id and token grammars checked first; a
     /// one-time product is not moved (its months were issued at purchase) but answered as
     /// purchaseBadge answers it (receipt_used when another key holds it; credited when none does);
     /// a subscription product is moved by its token under the transfer path's own hour, Play's
-    /// reader naming the product claimed (no per-minute budget: that is purchaseBadge's).
+    /// reader naming the product claimed (no per-minute budget: that is purchaseBadge's, which a
+    /// subscription no key holds yet, credited as by purchaseBadge, spends from).
     func transferByGooglePlay(key: Ed25519PublicKey, masterKey: [UInt8], productId: String, token: String,
                               now: Timestamp) throws -> RPCResponse {
         let (googlePlay, products) = try playEvidence(productId: productId, token: token)
@@ -150,10 +162,14 @@ extension BadgeService {
             return try purchaseByGooglePlay(key: key, masterKey: masterKey, productId: productId, token: token, upgrade: nil, now: now)
         }
         guard products.subscriptions[productId] != nil else { throw BadgeServiceError.pricing(.productUnavailable) }
+        // A subscription no key holds yet is credited as by purchaseBadge, and spends from its
+        // budget the same way (its read, and its acknowledgement); a move does not.
+        let checks = googlePlay.subscriptionChecks
         let adapter = PlaySubscriptions(client: googlePlay.client, products: products,
-                                        creditsTestPurchases: googlePlay.creditsTestPurchases, claimedProductID: productId)
+                                        creditsTestPurchases: googlePlay.creditsTestPurchases, claimedProductID: productId,
+                                        beforeConfirm: { checks.count() })
         return try transferBySubscription(key: key, masterKey: masterKey, adapter: adapter, reference: token,
-                                          presentedChargeId: nil, now: now)
+                                          presentedChargeId: nil, now: now, mayAsk: googlePlay.takeSubscriptionCheck)
     }
 
     /// The answer the record gives the key a Play token was credited to, whatever the catalog

@@ -370,6 +370,17 @@ enum Migrations {
         """, postgresSQL: """
         ALTER TABLE badge_invoices DROP CONSTRAINT badge_invoices_provider_check;
         """),
+        // Play's budget of subscription checks a minute is the deployment's, so the instances over
+        // one PostgreSQL database count in a table. SQLite serves one instance, which counts in
+        // memory; the table is made there too, so both backends keep one schema.
+        MigrationStep(version: 15, additive: true, summary: "Play subscription checks counted per minute for every instance (PostgreSQL)",
+                      sql: """
+        CREATE TABLE badge_play_check_minutes (
+            minute INTEGER NOT NULL,
+            used   INTEGER NOT NULL CHECK (used >= 0),
+            PRIMARY KEY (minute)
+        );
+        """),
     ]
 
     static var latestVersion: Int { steps.last!.version }

@@ -41,7 +41,7 @@ enum ServiceAssembly {
         }
         let deployment = try ServiceDeployment(config, clock: systemClock, storeCall: storeCall)
         let providers = try config.paymentProviders(storeCall: storeCall)
-        let apple = deployment.apple, googlePlay = deployment.googlePlay, coinPacks = deployment.coinPacks
+        let apple = deployment.apple, coinPacks = deployment.coinPacks
         for warning in config.unusedSectionWarnings(deployedVerifiers: BadgeService.deployedVerifiers) {
             ServiceLog.warning(warning)
         }
@@ -76,6 +76,9 @@ enum ServiceAssembly {
         if case .notReady(let reason) = store.readiness() { ServiceLog.warning("not ready: \(reason)") }
 
         let issuer = KeyringIssuer(keyring: keyring)
+        // Play's checks a minute are the deployment's: instances over one PostgreSQL database count
+        // them there; SQLite's one instance counts in memory.
+        let googlePlay = deployment.googlePlay?.countingChecks(through: store as? any SharedMinuteCounter)
         let service = BadgeService(store: store, issuer: issuer, clock: systemClock, providers: providers, appStore: apple?.funding,
                                    googlePlay: googlePlay,
                                    subscriptionStores: [apple?.subscriptions(products: { StoreProducts(try store.read { try $0.storeProducts() }) })]

@@ -4,6 +4,7 @@ import GooglePlay
 import Handlers
 import Locking
 import Schema
+import Storage
 import TestSupport
 import Testing
 
@@ -39,15 +40,33 @@ import Testing
         #expect(budget.take(at: t0.adding(seconds: -5)) == nil)
     }
 
-    @Test func theLimiterReadsItsClock() {
+    @Test func theLimiterReadsItsClock() throws {
         let now = LockedValueBox(t0)
         let limiter = PlayCheckLimiter(limit: 1, clock: { now.withLock { $0 } })
-        #expect(limiter.take() == nil)
+        #expect(try limiter.take() == nil)
         now.withLock { $0 = $0.adding(seconds: 45) }
-        #expect(limiter.take() == 15)
+        #expect(try limiter.take() == 15)
         now.withLock { $0 = $0.adding(seconds: 15) }
-        #expect(limiter.take() == nil)
+        #expect(try limiter.take() == nil)
     }
+
+    /// Counted through a shared counter, the budget is kept per minute of the clock (the same
+    /// minute for every instance): the refusal says the seconds to that minute's end.
+    @Test func aSharedBudgetCountsPerClockMinute() throws {
+        let counter = CountingMinutes()
+        let start = Timestamp(seconds: 1_773_140_410)  // 10 s into a clock minute
+        let now = LockedValueBox(start)
+        let limiter = PlayCheckLimiter(limit: 2, clock: { now.withLock { $0 } }).counted(through: counter)
+        #expect(try limiter.take() == nil)
+        limiter.count()
+        #expect(try limiter.take() == 50)
+        #expect(counter.used.withLock { $0 } == [start.seconds / 60: 2])
+        now.withLock { $0 = $0.adding(seconds: 50) }  // the next clock minute
+        #expect(try limiter.take() == nil)
+        #expect(PlayCheckBudget.secondsLeft(inClockMinuteOf: Timestamp(seconds: 1_773_140_400)) == 60)
+        #expect(PlayCheckBudget.clockMinute(of: Timestamp(seconds: -1)) == -1)
+    }
+
 }
 
 /// `PlaySubscriptions` against the fake Google: subscriptionsv2 answers as the seam's readings.
@@ -160,3 +179,21 @@ import Testing
         #expect(!fake.apiCalls.contains { $0.route.contains("..") })
     }
 }
+
+/// An in-memory ``SharedMinuteCounter``, as the database keeps it.
+final class CountingMinutes: SharedMinuteCounter {
+    let used = LockedValueBox<[Int64: Int]>([:])
+
+    func takeOne(minute: Int64, limit: Int) throws -> Bool {
+        used.withLock { counts in
+            guard counts[minute, default: 0] < limit else { return false }
+            counts[minute, default: 0] += 1
+            return true
+        }
+    }
+
+    func countOne(minute: Int64) throws {
+        used.withLock { $0[minute, default: 0] += 1 }
+    }
+}
+

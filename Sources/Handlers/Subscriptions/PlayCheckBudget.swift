@@ -1,5 +1,6 @@
 import BadgeCore
 import Locking
+import Storage
 
 /// The purchase path's budget of Play subscription checks (spec, purchaseBadge "Subscriptions"):
 /// across all requests at most `limit` a minute, a minute starting at the first check made after
@@ -44,25 +45,53 @@ public struct PlayCheckBudget: Sendable, Equatable {
     }
 }
 
-/// The shared ``PlayCheckBudget`` of a running service, read with its clock.
+extension PlayCheckBudget {
+    /// The minute a shared count is kept under: minutes of the clock, the same for every instance.
+    public static func clockMinute(of now: Timestamp) -> Int64 {
+        now.seconds >= 0 ? now.seconds / 60 : (now.seconds - 59) / 60
+    }
+
+    /// The seconds left in `now`'s clock minute (1…60), the `retryAfter` of `rate_limited`.
+    public static func secondsLeft(inClockMinuteOf now: Timestamp) -> UInt32 {
+        UInt32(60 - (now.seconds - clockMinute(of: now) * 60))
+    }
+}
+
+/// The budget of Play subscription checks of a running service, read with its clock: in memory
+/// (``PlayCheckBudget``) for one instance, or counted per clock minute in the database every
+/// instance shares (``SharedMinuteCounter``, PostgreSQL).
 public final class PlayCheckLimiter: Sendable {
     private let budget: LockedValueBox<PlayCheckBudget>
+    private let shared: (any SharedMinuteCounter)?
     private let clock: @Sendable () -> Timestamp
 
-    public init(limit: Int = PlayCheckBudget.checksPerMinute, clock: @escaping @Sendable () -> Timestamp) {
+    public init(limit: Int = PlayCheckBudget.checksPerMinute, clock: @escaping @Sendable () -> Timestamp,
+                sharedThrough shared: (any SharedMinuteCounter)? = nil) {
         budget = LockedValueBox(PlayCheckBudget(limit: limit))
+        self.shared = shared
         self.clock = clock
     }
 
-    /// One check now: nil when it may be made, else the seconds left in the minute.
-    public func take() -> UInt32? {
-        let now = clock()
-        return budget.withLock { $0.take(at: now) }
+    /// This budget's limit and clock, counted through `shared` (nil: in memory).
+    public func counted(through shared: (any SharedMinuteCounter)?) -> PlayCheckLimiter {
+        PlayCheckLimiter(limit: budget.withLock { $0.limit }, clock: clock, sharedThrough: shared)
     }
 
-    /// Counts a check made whatever is left (an acknowledgement).
+    /// One check now: nil when it may be made, else the seconds left in the minute.
+    public func take() throws -> UInt32? {
+        let now = clock()
+        guard let shared else { return budget.withLock { $0.take(at: now) } }
+        let limit = budget.withLock { $0.limit }
+        return try shared.takeOne(minute: PlayCheckBudget.clockMinute(of: now), limit: limit)
+            ? nil : PlayCheckBudget.secondsLeft(inClockMinuteOf: now)
+    }
+
+    /// Counts a check made whatever is left (an acknowledgement). A shared count the database
+    /// could not take is let go: the acknowledgement must not fail for it, and one uncounted
+    /// call is all it costs.
     public func count() {
         let now = clock()
-        budget.withLock { $0.count(at: now) }
+        guard let shared else { return budget.withLock { $0.count(at: now) } }
+        try? shared.countOne(minute: PlayCheckBudget.clockMinute(of: now))
     }
 }

@@ -86,14 +86,21 @@ extension BadgeService {
 
     /// Takes the hour of `path` for the subscription, recording the subscription if this is the
     /// first time its store is asked about it; returns the seconds left when the hour is not over.
-    /// `mayAsk` runs once the hour allows asking: what it throws rolls the whole write back.
+    /// `mayAsk` runs once the hour allows asking, before it is taken: what it throws is the answer
+    /// and nothing is written. It runs outside the hour's transaction, since a budget shared
+    /// through the database takes a connection of its own (inside, every pooled connection could
+    /// wait on another); a request racing to the same hour may so spend a check it does not make.
     func claimSubscriptionCheck(store: String, reference: String, path: SubscriptionCheckPath,
                                 now: Timestamp, mayAsk: (() throws -> Void)? = nil) throws -> UInt32? {
-        try self.store.write { w in
+        if let mayAsk {
+            let checkedAt = try self.store.read { try $0.subscription(store: store, reference: reference)?.checkedAt[path] }
+            if let left = SubscriptionWindow.secondsLeft(checkedAt: checkedAt, now: now) { return left }
+            try mayAsk()
+        }
+        return try self.store.write { w in
             var record = try w.subscription(store: store, reference: reference)
                 ?? w.insertSubscription(store: store, reference: reference)
             if let left = SubscriptionWindow.secondsLeft(checkedAt: record.checkedAt[path], now: now) { return left }
-            try mayAsk?()
             record.checkedAt[path] = now
             try w.updateSubscription(record)
             return nil

@@ -67,15 +67,19 @@ extension BadgeService {
     }
 
     /// ``transferBySubscription(key:masterKey:store:reference:presentedChargeId:now:)`` asking `adapter`,
-    /// made for this request.
+    /// made for this request. `mayAsk` goes to the first crediting of a subscription no key holds
+    /// (``purchaseBySubscription(key:masterKey:adapter:reference:now:mayAsk:)``): that is a purchase,
+    /// under the purchase path's budget; a move is not.
     public func transferBySubscription(key: Ed25519PublicKey, masterKey: [UInt8], adapter: any SubscriptionStore,
-                                       reference: String, presentedChargeId: String?, now: Timestamp) throws -> RPCResponse {
+                                       reference: String, presentedChargeId: String?, now: Timestamp,
+                                       mayAsk: (() throws -> Void)? = nil) throws -> RPCResponse {
         let storeName = adapter.name
         let purchaseKey = key.purchaseKeyText
         let known = try store.read { r in try transferSnapshot(r, purchaseKey: purchaseKey, store: storeName, reference: reference) }
         if let answer = try known.answerFromRecord(service: self) { return answer }
         guard let record = known.record, record.purchaseId != nil else {
-            return try purchaseBySubscription(key: key, masterKey: masterKey, adapter: adapter, reference: reference, now: now)
+            return try purchaseBySubscription(key: key, masterKey: masterKey, adapter: adapter, reference: reference, now: now,
+                                              mayAsk: mayAsk)
         }
         if let limit = known.movedFromExpiry, now < limit { throw BadgeServiceError.transferLimited }
 

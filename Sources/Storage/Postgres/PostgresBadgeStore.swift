@@ -34,3 +34,34 @@ public final class PostgresBadgeStore: BadgeStore {
         }
     }
 }
+
+/// The minutes' counts live in `badge_play_check_minutes`, updated by single statements outside
+/// any transaction: under READ COMMITTED the server re-checks the condition on the row it locked,
+/// where every instance's SERIALIZABLE writes of the one hot row would abort each other.
+extension PostgresBadgeStore: SharedMinuteCounter {
+    public func takeOne(minute: Int64, limit: Int) throws -> Bool {
+        try database.autocommit { conn in
+            let rows = try conn.query("""
+                INSERT INTO badge_play_check_minutes (minute, used) VALUES (?, 1)
+                ON CONFLICT (minute) DO UPDATE SET used = badge_play_check_minutes.used + 1
+                WHERE badge_play_check_minutes.used < ?
+                RETURNING used
+                """, [.integer(minute), .integer(Int64(limit))])
+            // The first check of a minute clears the minutes no one will count again.
+            if try rows.first?.int(0) == 1 {
+                try conn.query("DELETE FROM badge_play_check_minutes WHERE minute < ?", [.integer(minute - 1)])
+            }
+            return !rows.isEmpty
+        }
+    }
+
+    public func countOne(minute: Int64) throws {
+        try database.autocommit { conn in
+            _ = try conn.query("""
+                INSERT INTO badge_play_check_minutes (minute, used) VALUES (?, 1)
+                ON CONFLICT (minute) DO UPDATE SET used = badge_play_check_minutes.used + 1
+                """, [.integer(minute)])
+        }
+    }
+}
+

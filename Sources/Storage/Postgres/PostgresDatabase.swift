@@ -75,6 +75,16 @@ public final class PostgresDatabase: @unchecked Sendable {
         }
     }
 
+    /// Runs `body`'s statements outside any transaction (each commits by itself, READ COMMITTED):
+    /// for a conditional update of one row every instance writes, which the server re-checks under
+    /// the row's lock instead of aborting as a SERIALIZABLE transaction would.
+    func autocommit<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        try withConnection { conn in
+            conn.resetTransactionState()
+            return try body(conn)
+        }
+    }
+
     /// Runs `body` in one read-only transaction on a consistent snapshot.
     func read<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
         do {
