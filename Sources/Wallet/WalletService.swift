@@ -52,7 +52,7 @@ public final class WalletService: Sendable {
             return .badRequest("the body does not match walletPurchaseRequest at \(error.instancePointer.isEmpty ? "/" : error.instancePointer)")
         }
         let packId = request["packId"]?.stringValue ?? ""
-        guard let pack = packs.pack(id: packId) else { return WalletAnswer(WalletRefusal(.unknownPack, "no coin pack is named \(packId)")) }
+        guard let pack = packs.pack(id: packId) else { return WalletAnswer(WalletRefusal(.unknownPack, "no coin pack has the packId given")) }
         let now = clock()
         let confirmed: ConfirmedCoinPurchase
         do throws(WalletRefusal) {

@@ -87,7 +87,7 @@ import TestSupport
         #expect(apple.answer.status == 501 && apple.json?.errorCode == "provider_not_configured")
     }
 
-    @Test func bodiesOutsideTheContractAreBadRequestsAndUnknownPacksNamed() throws {
+    @Test func bodiesOutsideTheContractAreBadRequestsAndUnknownPacksRefused() throws {
         let h = try WalletHarness(allowsDevGrants: true)
         let bad: [String] = ["", "[]", "{}", #"{"packId":1}"#, #"{"packId":"small","extra":true}"#,
                              #"{"packId":"small","payment":{"type":"paypal"}}"#, #"{"packId":"small","payment":{"type":"google"}}"#,
@@ -99,6 +99,11 @@ import TestSupport
         let unknown = h.purchase(["packId": "platinum"], account: Accounts.alice)
         #expect(unknown.answer.status == 404 && unknown.json?.errorCode == "unknown_pack")
         #expect(h.balance(Accounts.alice) == (0, 0, 0))
+        // A refusal never echoes what was sent: a 60 KB id gets the same short answer.
+        let long = String(repeating: "p", count: 60_000)
+        let echoed = h.purchase(["packId": .string(long)], account: Accounts.alice)
+        #expect(echoed.json?.errorCode == "unknown_pack")
+        #expect(echoed.answer.body.count == unknown.answer.body.count, "\(echoed.answer.body.count) bytes")
     }
 
     @Test func aRefundReversesItsPurchaseOnceAndNothingElse() throws {
