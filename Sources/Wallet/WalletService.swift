@@ -1,5 +1,6 @@
 import BadgeCore
 import Crypto
+import AppStore
 import JSON
 import Storage
 
@@ -60,6 +61,8 @@ public final class WalletService: Sendable {
             case nil:
                 return devGrant(pack, account: account, now: now)
             case "apple":
+                let signed = request["payment"]?["signedTransaction"]?.stringValue ?? ""
+                if let replay = appleReplay(signedTransaction: signed, pack: pack, account: account) { return replay }
                 confirmed = try stores.confirmApple(signedTransaction: request["payment"]?["signedTransaction"]?.stringValue ?? "",
                                                     pack: pack, packs: packs, now: now)
             default:
@@ -70,6 +73,19 @@ public final class WalletService: Sendable {
             return WalletAnswer(error.withoutReason)
         }
         return credit(confirmed, account: account, now: now)
+    }
+
+    /// The original row again when the account presents an App Store transaction already credited
+    /// to it, before the store is asked (the design: "same account replays → original result
+    /// returned"), so an outage or a later revocation does not change the answer. The id is read
+    /// from the JWS unverified: it only finds a row the authenticated account already owns. nil
+    /// when there is none, or it is another account's or pack's (then the store decides).
+    func appleReplay(signedTransaction: String, pack: CoinPack, account: String) -> WalletAnswer? {
+        guard let transactionId = try? AppStoreClaim.read(signedTransaction).transactionId,
+              let row = try? store.readWallet({ try $0.coinRow(entryKey: Self.purchaseKey(channel: "apple", externalRef: transactionId)) }),
+              row.account == account, row.packId == pack.packId
+        else { return nil }
+        return WalletAnswer(["purchase": WalletWire.row(row)], result: "replayed")
     }
 
     /// The idempotency key of a store's purchase: one credit per purchase, platform-wide.
