@@ -12,22 +12,29 @@ import Testing
     /// The spec's class for each variant ("Which class an answer belongs to", App Store list);
     /// nil: verified.
     static let specClass: [String: StoreVerdict?] = [
-        "valid": nil, "valid_subscription": nil, "third_x5c_garbage": nil,
+        "valid": nil, "valid_subscription": nil,
         "leaf_expired_now_valid_at_signed_date": nil, "high_s_signature": nil, "padded_signature": nil,
         "unknown_extra_field": nil,
         "sandbox": .testPurchase, "sandbox_subscription": .testPurchase,
         "revoked": .receiptInvalid, "two_parts": .receiptInvalid, "four_parts": .receiptInvalid, "empty": .receiptInvalid,
-        "not_base64url": .receiptInvalid, "header_not_json": .receiptInvalid, "no_transaction_id": .receiptInvalid,
+        "not_base64url": .receiptInvalid, "no_transaction_id": .receiptInvalid, "payload_not_object": .receiptInvalid,
         "subscription_no_original_id": .receiptInvalid, "x5c_leaf_not_base64": .receiptInvalid,
+        "x5c_intermediate_not_base64": .receiptInvalid, "x5c_root_not_base64": .receiptInvalid,
         "der_signature": .receiptInvalid, "signature_63_bytes": .receiptInvalid,
-        "leaf_not_signed_by_intermediate": .receiptInvalid, "signed_by_other_key": .receiptInvalid,
+        "leaf_not_signed_by_intermediate": .receiptInvalid, "leaf_from_other_pki": .receiptInvalid,
+        "signed_by_other_key": .receiptInvalid,
         "unconfigured_root": .internal, "xcode_storekit_testing": .internal, "another_bundle": .internal,
-        "alg_es384": .internal, "x5c_two": .internal, "x5c_four": .internal, "x5c_missing": .internal,
-        "x5c_leaf_not_der": .internal, "leaf_without_marker": .internal, "intermediate_without_marker": .internal,
+        "alg_es384": .internal, "alg_none": .internal, "alg_missing": .internal, "header_not_json": .internal,
+        "header_json_array": .internal, "x5c_two": .internal, "x5c_four": .internal, "x5c_missing": .internal,
+        "x5c_entry_not_string": .internal,
+        "x5c_leaf_not_der": .internal, "x5c_intermediate_not_der": .internal, "third_x5c_garbage": .internal,
+        "x5c_root_empty": .internal, "leaf_signed_with_rsa": .internal, "leaf_ed25519_key": .internal,
+        "leaf_without_marker": .internal, "intermediate_without_marker": .internal,
         "leaf_marker_critical": .internal, "intermediate_not_ca": .internal, "leaf_p384": .internal,
         "leaf_expired_at_signed_date": .internal, "leaf_not_yet_valid_at_signed_date": .internal,
         "missing_purchase_date": .internal, "missing_signed_date": .internal, "quantity_string": .internal,
-        "purchase_date_string": .internal, "unknown_environment": .internal, "unknown_type": .internal,
+        "purchase_date_string": .internal, "transaction_id_number": .internal, "unknown_environment": .internal,
+        "unknown_type": .internal,
         "quantity_two": .internal,
     ]
 
@@ -44,6 +51,11 @@ import Testing
         "quantity_string": "internal: a mistyped field; the peer coerces \"1\" to 1",
         "unknown_type": "internal: a type this service does not know; the peer keeps it as rawType",
         "quantity_two": "internal: the service refuses a quantity other than 1",
+        "third_x5c_garbage": "internal: a certificate that does not decode; the peer never reads the third x5c entry",
+        "x5c_root_empty": "internal: a certificate that does not decode (base64 of nothing); the peer never reads the third entry",
+        "x5c_root_not_base64": "receipt_invalid: an x5c certificate that is not base64; the peer never reads the third entry",
+        "x5c_entry_not_string": "internal: no x5c of exactly three certificates; the peer never reads the third entry",
+        "transaction_id_number": "internal: a mistyped field; the peer coerces the number to a string",
     ]
 
     struct Corpus {

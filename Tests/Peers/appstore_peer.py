@@ -23,7 +23,7 @@ import sys
 
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
 from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature, encode_dss_signature
 from cryptography.x509.oid import NameOID, ObjectIdentifier
 
@@ -180,6 +180,22 @@ def variants():
     not_ca.leaf = cert("Badge Test Receipt Signing", not_ca.leaf_key, "Badge Test WWDR", not_ca.intermediate_key,
                        not_ca.intermediate, ca=False, markers=(LEAF_MARKER,))
 
+    # A leaf another PKI issued, presented with this PKI's intermediate and root.
+    foreign_leaf = PKI()
+    foreign_leaf.root, foreign_leaf.intermediate = pki.root, pki.intermediate
+    foreign_leaf.leaf, foreign_leaf.leaf_key = other.leaf, other.leaf_key
+    # A leaf whose signature is RSA, which the intermediate's EC key cannot check.
+    rsa_signed = PKI()
+    rsa_signed.root, rsa_signed.intermediate = pki.root, pki.intermediate
+    rsa_signed.leaf = cert("Badge Test Receipt Signing", rsa_signed.leaf_key, "Badge Test WWDR",
+                           rsa.generate_private_key(public_exponent=65537, key_size=2048), None, ca=False,
+                           markers=(LEAF_MARKER,), aki=False)
+    # A leaf whose key is Ed25519, a key type ES256 cannot use.
+    ed_leaf = PKI()
+    ed_leaf.root, ed_leaf.intermediate = pki.root, pki.intermediate
+    ed_leaf.leaf = cert("Badge Test Receipt Signing", ed25519.Ed25519PrivateKey.generate(), "Badge Test WWDR",
+                        pki.intermediate_key, pki.intermediate, ca=False, markers=(LEAF_MARKER,))
+
     # Every chain but `other` and the intermediate-less variants chains to pki.root.
     for p in (nl, crit, p384, expired, later, expiring):
         p.root, p.root_key = pki.root, pki.root_key
@@ -255,6 +271,19 @@ def variants():
         ("unknown_environment", jws(transaction(environment="Foo"), pki)),
         ("unknown_type", jws(transaction(type="Something-New"), pki)),
         ("quantity_two", jws(transaction(quantity=2), pki)),
+        ("x5c_intermediate_not_base64", jws(t, pki, header={"alg": "ES256", "x5c": [x5c[0], "!!!", x5c[2]]})),
+        ("x5c_root_not_base64", jws(t, pki, header={"alg": "ES256", "x5c": x5c[:2] + ["!!!"]})),
+        ("x5c_intermediate_not_der", jws(t, pki, header={"alg": "ES256", "x5c": [x5c[0], "AAECAwQF", x5c[2]]})),
+        ("x5c_root_empty", jws(t, pki, header={"alg": "ES256", "x5c": x5c[:2] + [""]})),
+        ("x5c_entry_not_string", jws(t, pki, header={"alg": "ES256", "x5c": x5c[:2] + [5]})),
+        ("header_json_array", b64url(b'["ES256"]') + "." + jws(t, pki).split(".", 1)[1]),
+        ("alg_missing", jws(t, pki, header={"x5c": x5c})),
+        ("alg_none", jws(t, pki, alg="none")),
+        ("payload_not_object", jws(b"[1]", pki)),
+        ("transaction_id_number", jws(transaction(transactionId=2000000876543210), pki)),
+        ("leaf_from_other_pki", jws(t, foreign_leaf, signer=other.leaf_key)),
+        ("leaf_signed_with_rsa", jws(t, rsa_signed, signer=rsa_signed.leaf_key)),
+        ("leaf_ed25519_key", jws(t, ed_leaf)),
     ]
     return pki, other, out
 

@@ -17,17 +17,20 @@ public struct AppStoreClaim: Sendable, Equatable {
     }
 
     /// Reads the claim of `jws`: receipt_invalid for a string that is not three base64url parts
-    /// or names no transactionId, and for an auto-renewable one that names no originalTransactionId.
+    /// or names no transactionId, and for an auto-renewable one that names no originalTransactionId;
+    /// internal for either id present but not a string, a mistyped field (a shape this service
+    /// does not know, which a change on Apple's side would give every purchase).
     public static func read(_ jws: String) throws(AppStoreRefusal) -> AppStoreClaim {
         try read(CompactJWS.split(jws))
     }
 
     static func read(_ jws: CompactJWS) throws(AppStoreRefusal) -> AppStoreClaim {
-        guard let transactionId = jws.payload["transactionId"]?.stringValue, !transactionId.isEmpty else {
+        let fields = PayloadFields(object: jws.payload, what: "transaction")
+        guard let transactionId = try fields.optionalString("transactionId"), !transactionId.isEmpty else {
             throw .invalid("payload names no transactionId")
         }
         let isAutoRenewable = jws.payload["type"]?.stringValue == AppStoreTransaction.Kind.autoRenewable.rawValue
-        let original = jws.payload["originalTransactionId"]?.stringValue
+        let original = try fields.optionalString("originalTransactionId")
         if isAutoRenewable, original == nil || original!.isEmpty {
             throw .invalid("auto-renewable subscription names no originalTransactionId")
         }

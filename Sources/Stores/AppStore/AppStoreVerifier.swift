@@ -33,14 +33,25 @@ public struct AppStoreVerifier: Sendable {
         }
     }
 
-    /// The pipeline, in the order the checks must run: the claim is read before anything is
-    /// verified; Apple-side facts (signature) before this service's judgements (bundle,
-    /// claim, quantity), and the terminal refusals last, so a doubt is never terminal.
+    /// The pipeline, in the order of the spec's App Store lists: the claim is read before
+    /// anything is verified; then the evidence's shape and Apple's signatures (header, every x5c
+    /// entry, leaf ← intermediate, the chain to a configured root, the JWS signature); then this
+    /// service's judgements (payload, bundle, claim, quantity); the terminal refusals about the
+    /// transaction itself last, so a doubt is never terminal. Each step throws the class and
+    /// reason of the first check that fails.
     func verifyTransaction(_ text: String) throws(AppStoreRefusal) -> (AppStoreTransaction, AppStoreClaim) {
         let jws = try CompactJWS.split(text)
         let claim = try AppStoreClaim.read(jws)
         try verifySignature(jws, what: "transaction")
         let transaction = try AppStoreTransaction.decode(jws.payload)
+        try judge(transaction, claimed: claim)
+        return (transaction, claim)
+    }
+
+    /// The service's judgements on a transaction Apple's signature vouched for: this app's
+    /// bundle, the transaction claimed, quantity 1 (internal), then not Sandbox (test_purchase)
+    /// and not refunded or revoked (receipt_invalid).
+    func judge(_ transaction: AppStoreTransaction, claimed claim: AppStoreClaim) throws(AppStoreRefusal) {
         guard transaction.bundleId == bundleId else { throw .internal("transaction is for another app's bundleId") }
         guard transaction.transactionId == claim.transactionId,
               claim.originalTransactionId == nil || transaction.originalTransactionId == claim.originalTransactionId
@@ -48,14 +59,14 @@ public struct AppStoreVerifier: Sendable {
         guard transaction.quantity == 1 else { throw .internal("transaction quantity is \(transaction.quantity), not 1") }
         if transaction.environment == .sandbox && !creditsSandbox { throw .test("Sandbox transaction") }
         if transaction.revocationDate != nil { throw .invalid("transaction has a revocationDate (refunded or revoked)") }
-        return (transaction, claim)
     }
 
-    /// Header → chain at the payload's signedDate → 64-byte ES256 signature by the leaf.
+    /// Header (all three x5c entries) → the leaf's signature by the intermediate → the chain at
+    /// the payload's signedDate → 64-byte ES256 signature by the leaf.
     func verifySignature(_ jws: CompactJWS, what: String) throws(AppStoreRefusal) {
-        let header = try JWSHeader.read(jws.header)
+        let header = try JWSHeader.read(jws.headerBytes)
         let signedDate = try PayloadFields(object: jws.payload, what: what).time("signedDate")
-        let leaf = try chain.verify(leafDER: header.leafDER, intermediateDER: header.intermediateDER, at: signedDate.seconds)
+        let leaf = try chain.verify(leaf: header.leaf, intermediate: header.intermediate, at: signedDate.seconds)
         guard jws.signature.count == 64 else { throw .invalid("JWS signature is \(jws.signature.count) bytes, not 64") }
         guard leaf.isValidES256(signature: jws.signature, message: jws.signingInput) else {
             throw .invalid("JWS signature does not verify against the leaf")

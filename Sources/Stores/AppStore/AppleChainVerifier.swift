@@ -1,7 +1,7 @@
 import COpenSSL
 
-/// Checks leaf ← intermediate ← one of the configured roots with OpenSSL's `X509_STORE` in
-/// strict mode (`X509_V_FLAG_X509_STRICT`, as Apple's Python library does), at a given time,
+/// Checks the leaf's signature against the x5c intermediate, then leaf ← intermediate ← one of
+/// the configured roots with OpenSSL's `X509_STORE` in strict mode (`X509_V_FLAG_X509_STRICT`, as Apple's Python library does), at a given time,
 /// then Apple's marker extensions and a P-256 leaf key (stores.md A4 steps 4–7).
 /// `@unchecked Sendable`: the store is built once and only read; OpenSSL locks its own lookups.
 final class AppleChainVerifier: @unchecked Sendable {
@@ -21,14 +21,14 @@ final class AppleChainVerifier: @unchecked Sendable {
 
     deinit { X509_STORE_free(store) }
 
-    /// The leaf's P-256 key once the chain holds at `seconds` (Unix time); the class follows the
-    /// spec: a leaf whose signature does not verify against the intermediate is receipt_invalid,
-    /// everything else that fails here depends on this service's roots or knowledge (internal).
-    func verify(leafDER: [UInt8], intermediateDER: [UInt8], at seconds: Int64) throws(AppStoreRefusal) -> VerifiedLeaf {
-        guard let leaf = X509Certificate(der: leafDER) else { throw .internal("the x5c leaf is not a DER certificate") }
-        guard let intermediate = X509Certificate(der: intermediateDER) else {
-            throw .internal("the x5c intermediate is not a DER certificate")
-        }
+    /// The leaf's P-256 key once the chain holds at `seconds` (Unix time), judged in the spec's
+    /// order: first the leaf's signature against the x5c intermediate's key, which no
+    /// configuration can change — one that does not verify is receipt_invalid, one that key
+    /// cannot check (another key type, an algorithm OpenSSL does not support) internal; then the
+    /// chain to a configured root, the markers and the leaf key, each failure of which depends on
+    /// this service's roots or knowledge (internal).
+    func verify(leaf: X509Certificate, intermediate: X509Certificate, at seconds: Int64) throws(AppStoreRefusal) -> VerifiedLeaf {
+        try checkLeafSignature(leaf, issuedBy: intermediate)
         guard let untrusted = OPENSSL_sk_new_null() else { throw .internal("OpenSSL allocation failed") }
         defer { OPENSSL_sk_free(untrusted) }
         guard OPENSSL_sk_push(untrusted, UnsafeRawPointer(intermediate.raw)) > 0 else { throw .internal("OpenSSL allocation failed") }
@@ -44,9 +44,6 @@ final class AppleChainVerifier: @unchecked Sendable {
             let error = X509_STORE_CTX_get_error(context)
             let depth = X509_STORE_CTX_get_error_depth(context)
             let text = String(cString: X509_verify_cert_error_string(Int(error)))
-            if error == X509_V_ERR_CERT_SIGNATURE_FAILURE && depth == 0 {
-                throw .invalid("the leaf's signature does not verify against the intermediate")
-            }
             if depth >= 1 && (error == X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY || error == X509_V_ERR_CERT_SIGNATURE_FAILURE
                 || error == X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT) {
                 throw .internal("the intermediate verifies against none of the configured roots (\(text))")
@@ -68,6 +65,21 @@ final class AppleChainVerifier: @unchecked Sendable {
         }
         guard leaf.p256PublicKey != nil else { throw .internal("the leaf key is not EC P-256") }
         return VerifiedLeaf(certificate: leaf)
+    }
+
+    /// `X509_verify` answers 1 for a signature that verifies, 0 for one that does not, and -1
+    /// when it cannot check at all (an unknown signature algorithm, a key of another type, a
+    /// signature that is not one DER value): only 0 is certain.
+    private func checkLeafSignature(_ leaf: X509Certificate, issuedBy intermediate: X509Certificate) throws(AppStoreRefusal) {
+        guard let key = X509_get0_pubkey(intermediate.raw) else {
+            ERR_clear_error()
+            throw .internal("the intermediate's key is of a type OpenSSL cannot read")
+        }
+        let result = X509_verify(leaf.raw, key)
+        if result == 1 { return }
+        ERR_clear_error()
+        if result == 0 { throw .invalid("the leaf's signature does not verify against the intermediate") }
+        throw .internal("the intermediate's key cannot check the leaf's signature")
     }
 }
 
