@@ -133,43 +133,27 @@ def sf_seeds():
 
 
 def verifier_seeds():
-    from cryptography.hazmat.primitives import serialization
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-    import rfc9421_peer  # noqa: F401  (the peer's purchase-key format)
-    key = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))
-    spki = key.public_key().public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
-    keyid = base64.urlsafe_b64encode(spki).decode()
+    """Requests signed by the RFC 9421 peer (PyPI http-message-signatures, as a client would sign),
+    with a fixed key, created 10 s before the harness's "now"."""
+    import rfc9421_peer
+    seed_hex = bytes(range(32)).hex()
 
-    def request(name, method, path, query, body, covered, created=NOW - 10, expires=None, content_type="application/json",
-                extra=(), label="sig1"):
-        authority = "badges.example.net"
-        digest = "sha-256=:" + base64.b64encode(hashlib.sha256(body).digest()).decode() + ":"
-        headers = [("Host", authority)]
-        if content_type is not None:
-            headers.append(("Content-Type", content_type))
-        headers.append(("Content-Digest", digest))
-        headers += list(extra)
-        values = {"@method": method, "@authority": authority, "@path": path, "@query": "?" + (query or ""),
-                  "@target-uri": f"http://{authority}{path}" + (f"?{query}" if query is not None else ""),
-                  "@scheme": "http", "@request-target": path + (f"?{query}" if query is not None else "")}
-        for n, v in headers:
-            values.setdefault(n.lower(), v)
-        params = f";created={created};keyid=\"{keyid}\";alg=\"ed25519\"" + (f";expires={expires}" if expires else "")
-        inner = "(" + " ".join(f'"{c}"' for c in covered) + ")"
-        base = "".join(f'"{c}": {values[c]}\n' for c in covered) + f'"@signature-params": {inner}{params}'
-        signature = key.sign(base.encode())
-        headers.append(("Signature-Input", f"{label}={inner}{params}"))
-        headers.append(("Signature", f"{label}=:{base64.b64encode(signature).decode()}:"))
-        target = path + (f"?{query}" if query is not None else "")
-        text = f"{method} {target}\n" + "".join(f"{n}: {v}\n" for n, v in headers) + "\n"
-        write("signature-verifier", name, text.encode() + body)
+    def request(name, method, url, body, covered, content_type="application/json", include_alg=True, label="sig1"):
+        case = {"url": url, "method": method, "body_b64": base64.b64encode(body).decode(), "content_type": content_type,
+                "covered": covered, "include_alg": include_alg, "created": NOW - 10, "label": label, "seed_hex": seed_hex}
+        signed = rfc9421_peer.sign(case)
+        head = f"{method} {signed['path_url']}\nHost: badges.example.net\n" + "".join(f"{n}: {v}\n" for n, v in signed["headers"])
+        write("signature-verifier", name, head.encode() + b"\n" + body)
+        return signed["keyid"]
 
-    body = b'{"version":1,"purchaseKey":"' + keyid.encode() + b'","request":{"type":"getBadgeCatalog"}}'
-    request("catalog", "POST", "/rpc", None, body, ["@method", "@authority", "@path", "content-type", "content-digest"])
-    request("query", "POST", "/rpc", "a=1&b", body, ["@method", "@authority", "@path", "@query", "content-type", "content-digest"],
-            expires=NOW + 200)
-    request("no-content-type", "POST", "/rpc", None, b"{}", ["@method", "@authority", "@path", "content-digest"], content_type=None)
-    request("target-uri", "POST", "/rpc", None, body, ["@target-uri", "@method", "content-digest"], label="b")
+    body = b'{"version":1,"request":{"type":"getBadgeCatalog"}}'
+    keyid = request("catalog", "POST", "http://badges.example.net/rpc", body,
+                    ["@method", "@authority", "@path", "content-type", "content-digest"])
+    request("query", "POST", "http://badges.example.net/rpc?a=1&b", body,
+            ["@method", "@authority", "@path", "@query", "content-type", "content-digest"], label="b")
+    request("no-content-type", "POST", "http://badges.example.net/rpc", b"{}", ["@method", "@authority", "@path", "content-digest"],
+            content_type=None, include_alg=False)
+    request("target-uri", "POST", "http://badges.example.net/rpc", body, ["@target-uri", "@method", "@authority", "@path", "content-digest"])
     # The trusted-front form and an RFC 9421 example the verifier refuses (its keyid is not a purchase key).
     write("signature-verifier", "front",
           f"POST /rpc\nHost: badges.example.net\nAuthorization: Bearer fuzz-front-token-0123456789abcdefghij\n"
@@ -310,13 +294,8 @@ def ini_seeds():
 
 
 if __name__ == "__main__":
-    json_seeds()
-    jtd_seeds()
-    http_seeds()
-    sf_seeds()
-    base64_seeds()
-    webhook_seeds()
-    ini_seeds()
-    verifier_seeds()
-    appstore_seeds()
-    google_seeds()
+    only = set(sys.argv[1:])  # names of the functions below; all when none is given
+    for make in (json_seeds, jtd_seeds, http_seeds, sf_seeds, base64_seeds, webhook_seeds, ini_seeds, verifier_seeds,
+                 appstore_seeds, google_seeds):
+        if not only or make.__name__ in only:
+            make()
