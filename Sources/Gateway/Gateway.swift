@@ -5,9 +5,9 @@ import HTTPServer
 import JSON
 import Logging
 import RequestAuth
+import Providers
 import Schema
 import Wallet
-import Webhooks
 
 /// The HTTP surface (README, HTTP surface): `POST /rpc`, the operational `GET` routes, and
 /// the webhook paths. It authenticates, hands the body to the RPC layer, maps the answer to
@@ -16,55 +16,64 @@ import Webhooks
 public struct Gateway: HTTPResponder {
     /// Built once from `endpoints`; its handlers hold a copy of them, not the gateway, so
     /// nothing refers back to itself.
-    private let router: Router
+    private let table: RouteTable
     private let endpoints: Endpoints
 
+    /// The webhook routes are the service's (``BadgeService/webhookEndpoints``): one per payment
+    /// provider its registry knows, and the stores'.
     public init(service: BadgeService, authenticator: RequestAuthenticator, pool: WorkerPool, metrics: Metrics,
                 accessLog: AccessLog?, clock: @escaping @Sendable () -> Timestamp, readiness: @escaping @Sendable () -> Readiness,
-                rateLimits: RateLimits = RateLimits(), webhooks: WebhookVerifiers = .init(), wallet: WalletService? = nil) {
+                rateLimits: RateLimits = RateLimits(), wallet: WalletService? = nil) {
         endpoints = Endpoints(service: service, authenticator: authenticator, pool: pool, metrics: metrics,
-                              accessLog: accessLog, clock: clock, readiness: readiness, rateLimits: rateLimits,
-                              webhooks: webhooks, wallet: wallet)
-        router = endpoints.router()
+                              accessLog: accessLog, clock: clock, readiness: readiness, rateLimits: rateLimits, wallet: wallet)
+        table = RouteTable(endpoints.routes())
     }
 
     /// Before `100 Continue`: the route exists, and on `POST /rpc` the media type is JSON and the
     /// credentials pass every check that needs no body.
     /// A refusal here is logged and counted as the HTTP layer's refusals are.
     public func checkHead(_ head: HTTPRequest) -> HTTPResponse? {
-        if let refusal = router.checkHead(head) {
-            return endpoints.headRefused(head, refusal, route: endpoints.route(for: head.path), result: nil)
+        if let refusal = table.router.checkHead(head) {
+            return endpoints.headRefused(head, refusal, route: table.name(for: head.path), result: nil)
         }
-        guard head.path == "/rpc", let refusal = endpoints.cheapRefusal(head, bodyReceived: false) else { return nil }
-        return endpoints.headRefused(head, refusal.response, route: "rpc", result: refusal.result)
+        guard head.path == Endpoints.rpcPath, let refusal = endpoints.cheapRefusal(head, bodyReceived: false) else { return nil }
+        return endpoints.headRefused(head, refusal.response, route: table.name(for: head.path), result: refusal.result)
     }
 
     /// Every routed path with its methods: what `schema/badges-rpc.openapi.json` must describe.
-    public var routes: [String: [String]] { router.routeTable }
+    public var routes: [String: [String]] { table.router.routeTable }
+
+    /// The name of each routed path, as `route` labels and access lines give it.
+    public var routeNames: [String: String] { table.names }
 
     /// Routes the request under a new ``RequestID`` (the worker pool carries it to the work it
     /// runs); what no route answers (404, 405, `OPTIONS *`) is logged and counted too.
     public func handle(_ request: HTTPRequest, respond: @escaping @Sendable (HTTPResponse) -> Void) {
         RequestID.$current.withValue(RequestID()) {
-            if router.routes(request.method, on: request.path) {
-                return router.handle(request, respond: respond)
+            if table.router.routes(request.method, on: request.path) {
+                return table.router.handle(request, respond: respond)
             }
             let started = ContinuousClock.now
-            router.handle(request) { [endpoints] response in
-                endpoints.finish(request, response, route: endpoints.route(for: request.path), started: started, respond)
+            let route = table.name(for: request.path)
+            table.router.handle(request) { [endpoints] response in
+                endpoints.finish(request, response, route: route, started: started, respond)
             }
         }
+    }
+
+    /// The server's own answers outside a request (503 at accept, 500 for a response it cannot
+    /// send), as every other refusal off `/rpc` is answered: `httpError`. Nothing is recorded:
+    /// there was no request.
+    public func answer(status: Int, message: String, headers: HTTPHeaders) -> HTTPResponse {
+        HTTPResponse(HTTPError(status: status, message: message, fields: headers))
     }
 
     /// A refusal of the HTTP layer (framing, limits, timeouts), logged and counted like a
     /// response. On `POST /rpc` the body is the protocol's `error` document (`bad_request`).
     public func refused(_ refusal: HTTPRefusal) -> HTTPResponse {
-        endpoints.refused(refusal)
+        endpoints.refused(refusal, route: refusal.path.map(table.name(for:)) ?? "none")
     }
 }
-
-/// Applies a verified delivery; made by a webhook route once the signature checks.
-typealias Settle = () -> SettlementOutcome
 
 /// What the routes do, and what they need to do it.
 struct Endpoints: Sendable {
@@ -78,100 +87,73 @@ struct Endpoints: Sendable {
     let readiness: @Sendable () -> Readiness
     /// Failed guesses per key and address (`rate_limited`).
     let rateLimits: RateLimits
-    let webhooks: WebhookVerifiers
     /// The coin wallet's routes answer provider_not_configured without it.
     let wallet: WalletService?
 
-    /// The route name of each path, as `route` labels and access lines give it.
-    static let routes = ["/rpc": "rpc", "/healthz": "healthz", "/readyz": "readyz", "/metrics": "metrics", "/schema": "schema",
-                         "/webhooks/stripe": "webhook_stripe", "/webhooks/btcpay": "webhook_btcpay",
-                         "/webhooks/apple": "webhook_apple", "/webhooks/google": "webhook_google",
-                         "/wallet": "wallet", "/wallet/coin-packages": "wallet_coin_packages",
-                         "/wallet/coins/purchase": "wallet_purchase"]
+    static let rpcPath = "/rpc"
 
-    /// The route of `path`, or `unrouted` for a path no route serves.
-    func route(for path: String) -> String { Self.routes[path] ?? "unrouted" }
-
-    func router() -> Router {
-        var router = Router()
-        router.add("POST", "/rpc") { request, respond in rpc(request, respond: respond) }
-        router.add("GET", "/healthz") { request, respond in
-            finish(request, .status(200, "ok"), route: "healthz", started: .now, respond)
-        }
-        router.add("GET", "/readyz") { request, respond in
-            let started = ContinuousClock.now
-            // Readiness writes to the database, so it runs off the event loop.
-            guard pool.submit(key: request.remoteAddress, {
-                switch readiness() {
-                case .ready:
-                    finish(request, .status(200, "ready"), route: "readyz", started: started, respond)
-                case .notReady(let reason):
-                    finish(request, .status(503, "not ready", reason: reason), route: "readyz", started: started, respond)
+    /// Every route with its name, as `route` labels and access lines give it (``RouteTable``).
+    func routes() -> [RouteTable.Route] {
+        var routes: [RouteTable.Route] = [
+            .init("POST", Self.rpcPath, "rpc") { route in { request, respond in rpc(request, route: route, respond: respond) } },
+            .init("GET", "/healthz", "healthz") { route in { request, respond in
+                finish(request, HTTPResponse(StatusAnswer(200, "ok")), route: route, started: .now, respond)
+            } },
+            .init("GET", "/readyz", "readyz") { route in { request, respond in
+                let started = ContinuousClock.now
+                // Readiness writes to the database, so it runs off the event loop.
+                guard pool.submit(key: request.remoteAddress, {
+                    switch readiness() {
+                    case .ready:
+                        finish(request, HTTPResponse(StatusAnswer(200, "ready")), route: route, started: started, respond)
+                    case .notReady(let reason):
+                        finish(request, HTTPResponse(StatusAnswer(503, "not ready", reason: reason)), route: route, started: started, respond)
+                    }
+                }) else {
+                    return finish(request, HTTPResponse(StatusAnswer(503, "busy")), route: route, started: started, respond)
                 }
-            }) else {
-                return finish(request, .status(503, "busy"), route: "readyz", started: started, respond)
-            }
+            } },
+            .init("GET", "/metrics", "metrics") { route in { request, respond in
+                let started = ContinuousClock.now
+                // The scrape reads the database's totals, so it runs off the event loop too.
+                guard pool.submit(key: request.remoteAddress, {
+                    let response = HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: metrics.render())
+                    finish(request, response, route: route, started: started, respond)
+                }) else {
+                    return finish(request, HTTPResponse(StatusAnswer(503, "busy")), route: route, started: started, respond)
+                }
+            } },
+            .init("GET", "/schema", "schema") { route in { request, respond in
+                finish(request, .json(200, BadgeRPCSchema.text), route: route, started: .now, respond)
+            } },
+            .init("GET", "/openapi.json", "openapi") { route in { request, respond in
+                finish(request, .json(200, OpenAPIDocument.text), route: route, started: .now, respond)
+            } },
+        ]
+        for endpoint in service.webhookEndpoints {
+            routes.append(.init("POST", endpoint.path, endpoint.route) { route in { request, respond in
+                webhook(request, endpoint, route: route, respond: respond)
+            } })
         }
-        router.add("GET", "/metrics") { request, respond in
-            let started = ContinuousClock.now
-            // The scrape reads the database's totals, so it runs off the event loop too.
-            guard pool.submit(key: request.remoteAddress, {
-                let response = HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: metrics.render())
-                finish(request, response, route: "metrics", started: started, respond)
-            }) else {
-                return finish(request, .status(503, "busy"), route: "metrics", started: started, respond)
-            }
-        }
-        router.add("GET", "/schema") { request, respond in
-            finish(request, .json(200, BadgeRPCSchema.text), route: "schema", started: .now, respond)
-        }
-        router.add("GET", "/openapi.json") { request, respond in
-            finish(request, .json(200, OpenAPIDocument.text), route: "openapi", started: .now, respond)
-        }
-        router.add("POST", "/webhooks/stripe") { request, respond in
-            webhook(request, provider: "stripe", respond: respond) {
-                (verifiers: WebhookVerifiers, now: Timestamp) throws(WebhookRefusal) -> Settle? in
-                guard let stripe = verifiers.stripe else { return nil }
-                let event = try stripe.event(body: request.body, signatureHeader: request.headers.first("Stripe-Signature"),
-                                             now: now)
-                return { service.settle(event) }
-            }
-        }
-        router.add("POST", "/webhooks/btcpay") { request, respond in
-            webhook(request, provider: "btcpay", respond: respond) {
-                (verifiers: WebhookVerifiers, _: Timestamp) throws(WebhookRefusal) -> Settle? in
-                guard let btcpay = verifiers.btcpay else { return nil }
-                let delivery = try btcpay.delivery(body: request.body, signatureHeader: request.headers.first("BTCPay-Sig"))
-                return { service.settle(delivery) }
-            }
-        }
-        router.add("POST", "/webhooks/apple") { request, respond in
-            webhook(request, provider: "apple", respond: respond) { (_: WebhookVerifiers, _: Timestamp) throws(WebhookRefusal) -> Settle? in
-                try service.appStoreNotificationSettlement(body: request.body)
-            }
-        }
-        router.add("POST", "/webhooks/google") { request, respond in
-            webhook(request, provider: "google", respond: respond) { (_: WebhookVerifiers, now: Timestamp) throws(WebhookRefusal) -> Settle? in
-                try service.playNotificationSettlement(body: request.body, authorization: request.headers.first("Authorization"), now: now)
-            }
-        }
-        router.add("GET", "/wallet/coin-packages") { request, respond in
-            // The table is in memory: answered on the event loop.
-            walletFinish(request, wallet?.coinPackages() ?? .notDeployed, route: "wallet_coin_packages", started: .now, respond)
-        }
-        router.add("GET", "/wallet") { request, respond in
-            walletSigned(request, route: "wallet", respond: respond) { wallet, account in wallet.wallet(account: account) }
-        }
-        router.add("POST", "/wallet/coins/purchase") { request, respond in
-            guard let type = request.headers.first("Content-Type"), Self.isJSON(type) else {
-                return walletFinish(request, WalletAnswer(status: 415, .badRequest("Content-Type must be application/json")),
-                                    route: "wallet_purchase", started: .now, respond)
-            }
-            walletSigned(request, route: "wallet_purchase", respond: respond) { wallet, account in
-                wallet.purchase(body: request.body, account: account)
-            }
-        }
-        return router
+        routes += [
+            .init("GET", "/wallet/coin-packages", "wallet_coin_packages") { route in { request, respond in
+                // The table is in memory: answered on the event loop.
+                walletFinish(request, wallet?.coinPackages() ?? .notDeployed, route: route, started: .now, respond)
+            } },
+            .init("GET", "/wallet", "wallet") { route in { request, respond in
+                walletSigned(request, route: route, respond: respond) { wallet, account in wallet.wallet(account: account) }
+            } },
+            .init("POST", "/wallet/coins/purchase", "wallet_purchase") { route in { request, respond in
+                guard let type = request.headers.first("Content-Type"), Self.isJSON(type) else {
+                    return walletFinish(request, WalletAnswer(status: 415, .badRequest("Content-Type must be application/json")),
+                                        route: route, started: .now, respond)
+                }
+                walletSigned(request, route: route, respond: respond) { wallet, account in
+                    wallet.purchase(body: request.body, account: account)
+                }
+            } },
+        ]
+        return routes
     }
 
     /// A wallet route for the signing account: on the worker pool (the signature check, SQLite
@@ -203,10 +185,7 @@ struct Endpoints: Sendable {
 
     func walletFinish(_ request: HTTPRequest, _ answer: WalletAnswer, route: String, started: ContinuousClock.Instant,
                       _ respond: @Sendable (HTTPResponse) -> Void) {
-        var headers: HTTPHeaders = ["Content-Type": "application/json"]
-        if let retryAfter = answer.retryAfter { headers.add(name: "Retry-After", value: String(retryAfter)) }
-        finish(request, HTTPResponse(status: answer.status, headers: headers, body: answer.body), route: route,
-               result: answer.result, started: started, respond)
+        finish(request, HTTPResponse(answer), route: route, result: answer.result, started: started, respond)
     }
 
     /// `POST /rpc`. The event loop answers what needs no wait: an unsigned request when the RPC
@@ -216,15 +195,15 @@ struct Endpoints: Sendable {
     /// writer). Everything else goes to the worker pool, where SQLite writes, BBS and the stores'
     /// APIs may block. Answering on the loop spares the hand-off between threads (wake-ups and
     /// context switches), which under load made most of the tail latency (issue 17).
-    func rpc(_ request: HTTPRequest, respond: @escaping @Sendable (HTTPResponse) -> Void) {
+    func rpc(_ request: HTTPRequest, route: String, respond: @escaping @Sendable (HTTPResponse) -> Void) {
         let started = ContinuousClock.now
         let signer: VerifiedSigner?
         switch admission(request, bodyReceived: true) {
         case .refused(let response, let result):
-            return finish(request, response, route: "rpc", command: nil, result: result, started: started, respond)
+            return finish(request, response, route: route, command: nil, result: result, started: started, respond)
         case .unsigned:
             if let outcome = service.answerFromMemory(body: request.body) {
-                return finish(request, httpResponse(outcome), route: "rpc", command: outcome.command, result: outcome.result,
+                return finish(request, httpResponse(outcome), route: route, command: outcome.command, result: outcome.result,
                               started: started, respond)
             }
             signer = nil
@@ -235,15 +214,15 @@ struct Endpoints: Sendable {
                 signer = nil
             case .invalid(let refusal):
                 let refused = failure(.badRequest, refusal.reason)
-                return finish(request, httpResponse(refused, status: refusal.httpStatus), route: "rpc", command: nil,
+                return finish(request, httpResponse(refused, status: refusal.httpStatus), route: route, command: nil,
                               result: refused.result, started: started, respond)
             case .valid(let verified):
                 if let limited = codeRedemptionLimit(request, signer: verified) {
-                    return finish(request, httpResponse(limited), route: "rpc", command: limited.command, result: limited.result,
+                    return finish(request, httpResponse(limited), route: route, command: limited.command, result: limited.result,
                                   started: started, respond)
                 }
                 if let outcome = service.answerWithoutWaiting(body: request.body, signer: verified.publicKey) {
-                    return finish(request, httpResponse(outcome), route: "rpc", command: outcome.command,
+                    return finish(request, httpResponse(outcome), route: route, command: outcome.command,
                                   result: outcome.result, started: started, respond)
                 }
                 signer = verified
@@ -253,19 +232,19 @@ struct Endpoints: Sendable {
         let accepted = pool.submit(key: request.remoteAddress) {
             guard let signer else {
                 let outcome = service.handle(body: request.body, caller: .anonymous)
-                return finish(request, httpResponse(outcome), route: "rpc", command: outcome.command, result: outcome.result,
+                return finish(request, httpResponse(outcome), route: route, command: outcome.command, result: outcome.result,
                               started: started, respond)
             }
             let outcome = service.handle(body: request.body, caller: .signer(signer.publicKey))
             if outcome.command == "redeemBadgeCode", outcome.response.errorCode == .codeInvalid {
                 rateLimits.codeRedemptionFailed(key: signer.keyID, address: request.remoteAddress, now: clock().seconds)
             }
-            finish(request, httpResponse(outcome), route: "rpc", command: outcome.command, result: outcome.result,
+            finish(request, httpResponse(outcome), route: route, command: outcome.command, result: outcome.result,
                    started: started, respond)
         }
         if !accepted {
             let busy = service.encode(RPCResponse(.overloaded(retryAfter: 1)), command: nil)
-            finish(request, httpResponse(busy), route: "rpc", command: nil, result: busy.result, started: started, respond)
+            finish(request, httpResponse(busy), route: route, command: nil, result: busy.result, started: started, respond)
         }
     }
 
@@ -328,31 +307,25 @@ struct Endpoints: Sendable {
     /// 400 for a refused signature, 200 once handled (a duplicate or an event that settles
     /// nothing included), 503 when it must be delivered again (the push keys could not be
     /// fetched included), 501 when not configured.
-    func webhook(_ request: HTTPRequest, provider: String, respond: @escaping @Sendable (HTTPResponse) -> Void,
-                 verify: @escaping @Sendable (WebhookVerifiers, Timestamp) throws(WebhookRefusal) -> Settle?) {
+    func webhook(_ request: HTTPRequest, _ endpoint: WebhookEndpoint, route: String, respond: @escaping @Sendable (HTTPResponse) -> Void) {
         let started = ContinuousClock.now
-        let route = "webhook_\(provider)"
         let accepted = pool.submit {
-            let settle: Settle?
-            do throws(WebhookRefusal) { settle = try verify(webhooks, clock()) } catch {
-                if case .verifierUnavailable = error {
-                    return finish(request, .error(status: 503, message: "\(error)"), route: route, result: "retry_later",
-                                  started: started, respond)
-                }
-                return finish(request, .error(status: 400, message: "\(error)"), route: route, result: "refused",
-                              started: started, respond)
+            let settle: (() -> SettlementOutcome)?
+            let delivery = WebhookDelivery(body: request.body, field: { request.headers.first($0) })
+            do throws(WebhookRefusal) { settle = try endpoint.accept(delivery, clock()) } catch {
+                return finish(request, HTTPResponse(error.answer), route: route, result: error.result, started: started, respond)
             }
             guard let settle else {
-                return finish(request, .error(status: 501, message: "\(provider) is not configured"), route: route,
-                              result: "provider_not_configured", started: started, respond)
+                return finish(request, HTTPResponse(HTTPError(status: 501, message: "\(endpoint.provider) is not configured")),
+                              route: route, result: "provider_not_configured", started: started, respond)
             }
             let outcome = settle()
             if case .retryLater = outcome {
-                return finish(request, .status(503, outcome.result), route: route, result: outcome.result, started: started, respond)
+                return finish(request, HTTPResponse(StatusAnswer(503, outcome.result)), route: route, result: outcome.result, started: started, respond)
             }
-            finish(request, .status(200, outcome.result), route: route, result: outcome.result, started: started, respond)
+            finish(request, HTTPResponse(StatusAnswer(200, outcome.result)), route: route, result: outcome.result, started: started, respond)
         }
-        if !accepted { finish(request, .status(503, "busy"), route: route, result: "busy", started: started, respond) }
+        if !accepted { finish(request, HTTPResponse(StatusAnswer(503, "busy")), route: route, result: "busy", started: started, respond) }
     }
 
     /// The request as RFC 9421 sees it; `@authority` is the target's (RFC 9112 §3.3: an
@@ -368,9 +341,7 @@ struct Endpoints: Sendable {
     }
 
     func httpResponse(_ outcome: RPCOutcome, status: Int? = nil) -> HTTPResponse {
-        var headers: HTTPHeaders = ["Content-Type": "application/json"]
-        if case .error(_, _, let retryAfter?) = outcome.response { headers.add(name: "Retry-After", value: String(retryAfter)) }
-        return HTTPResponse(status: status ?? outcome.httpStatus, headers: headers, body: outcome.body)
+        HTTPResponse(RPCAnswer(outcome, status: status))
     }
 
     /// Sends `response` with the request's id in `X-Request-Id`, then counts and logs it.
@@ -402,13 +373,12 @@ struct Endpoints: Sendable {
         return response
     }
 
-    /// The answer to an HTTP-layer refusal, counted and logged under a new request id.
-    func refused(_ refusal: HTTPRefusal) -> HTTPResponse {
+    /// The answer to an HTTP-layer refusal on `route`, counted and logged under a new request id.
+    func refused(_ refusal: HTTPRefusal, route: String) -> HTTPResponse {
         let id = RequestID()
-        let route = refusal.path.map { self.route(for: $0) } ?? "none"
         var response: HTTPResponse
         var result: String?
-        if refusal.method == "POST" && route == "rpc" {
+        if refusal.method == "POST" && refusal.path == Self.rpcPath {
             // The body says what the status says: a refusal to retry (503, past the buffer
             // budget) is the transient class with its wait, every other one bad_request.
             let outcome = refusal.retryAfter.map {
@@ -417,7 +387,7 @@ struct Endpoints: Sendable {
             response = httpResponse(outcome, status: refusal.status)
             result = outcome.result
         } else {
-            response = .error(status: refusal.status, message: refusal.message)
+            response = HTTPResponse(HTTPError(status: refusal.status, message: refusal.message))
         }
         response.headers.replaceOrAdd(name: "X-Request-Id", value: id.text)
         metrics.recordRefusal(route: route, status: refusal.status)
@@ -460,24 +430,5 @@ struct Endpoints: Sendable {
 extension HTTPResponse {
     static func json(_ status: Int, _ body: String) -> HTTPResponse {
         HTTPResponse(status: status, contentType: "application/json", body: body)
-    }
-
-    /// The probes' small answer, `{"status":"…"}`, with a one-line `reason` when not ready.
-    static func status(_ status: Int, _ state: String, reason: String? = nil) -> HTTPResponse {
-        var body = JSONObject()
-        body["status"] = .string(state)
-        if let reason { body["reason"] = .string(reason) }
-        return HTTPResponse(status: status, headers: ["Content-Type": "application/json"], body: JSONValue.object(body).serialized())
-    }
-}
-
-/// The webhook secrets of the configured providers; an absent one answers 501.
-public struct WebhookVerifiers: Sendable {
-    public var stripe: StripeWebhook?
-    public var btcpay: BTCPayWebhook?
-
-    public init(stripe: StripeWebhook? = nil, btcpay: BTCPayWebhook? = nil) {
-        self.stripe = stripe
-        self.btcpay = btcpay
     }
 }

@@ -5,7 +5,7 @@ import Schema
 
 /// HTTP status of each RPC answer (README "HTTP status"). The body always says the same
 /// as the status, so clients that read only the body lose nothing.
-extension ErrorCode: HTTPStatusMapped {
+extension ErrorCode {
     public var httpStatus: Int {
         switch self {
         case .badRequest, .unsupportedVersion: 400
@@ -24,11 +24,11 @@ extension ErrorCode: HTTPStatusMapped {
 }
 
 /// Every authentication failure is 401 (docs/protocol.md, Authentication), whatever the client got wrong.
-extension RequestAuthFailure: HTTPStatusMapped {
+extension RequestAuthFailure {
     public var httpStatus: Int { 401 }
 }
 
-extension RPCOutcome: HTTPStatusMapped {
+extension RPCOutcome {
     /// 401 for an RPC-level authentication refusal, the error code's status, or 200.
     public var httpStatus: Int {
         if unauthenticated { return 401 }

@@ -16,6 +16,13 @@ public protocol HTTPResponder: Sendable {
     /// server sends `100 Continue`: a response refuses it (sent as the final answer, then the
     /// connection closes unread); nil lets the client send the body. Must be cheap. Default: nil.
     func checkHead(_ head: HTTPRequest) -> HTTPResponse?
+
+    /// The body and headers of an answer the server makes itself, where no request reaches the
+    /// responder: a connection refused at accept (503, with `Retry-After`) and a response that
+    /// cannot be sent (500). `headers` are the ones the answer needs. Called on an event-loop
+    /// thread, synchronously: keep it cheap, and record nothing (no request was made). The server
+    /// keeps the status. Default: ``HTTPResponse/plain(status:message:headers:)``.
+    func answer(status: Int, message: String, headers: HTTPHeaders) -> HTTPResponse
 }
 
 extension HTTPResponder {
@@ -24,4 +31,10 @@ extension HTTPResponder {
 
 extension HTTPResponder {
     public func checkHead(_ head: HTTPRequest) -> HTTPResponse? { nil }
+}
+
+extension HTTPResponder {
+    public func answer(status: Int, message: String, headers: HTTPHeaders) -> HTTPResponse {
+        .plain(status: status, message: message, headers: headers)
+    }
 }

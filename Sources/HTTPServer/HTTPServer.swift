@@ -7,6 +7,8 @@ final class ServerContext: Sendable {
     let responder: any HTTPResponder
     /// `responder.refused`, made once rather than per connection.
     let refusals: @Sendable (HTTPRefusal) -> HTTPResponse
+    /// `responder.answer`: the server's own answers outside a request.
+    let answers: @Sendable (Int, String, HTTPHeaders) -> HTTPResponse
     let table: ConnectionTable
     /// Open connections per loop, where new ones go.
     let balance: LoopBalance
@@ -15,6 +17,7 @@ final class ServerContext: Sendable {
         self.configuration = configuration
         self.responder = responder
         refusals = { [responder] in responder.refused($0) }
+        answers = { [responder] in responder.answer(status: $0, message: $1, headers: $2) }
         table = ConnectionTable(policy: ConnectionPolicy(maxConnections: configuration.maxConnections,
                                                          maxPerAddress: configuration.maxConnectionsPerAddress,
                                                          idleReserve: configuration.idleReserve))

@@ -7,10 +7,17 @@ public struct Router: HTTPResponder {
     /// An asynchronous handler: call `respond` exactly once, from any thread.
     public typealias Handler = @Sendable (HTTPRequest, @escaping @Sendable (HTTPResponse) -> Void) -> Void
 
-    private var routes: [String: [String: Handler]] = [:]
+    /// Renders the router's own answers (404, 405 with `Allow`): status, message, headers.
+    public typealias Answers = @Sendable (Int, String, HTTPHeaders) -> HTTPResponse
 
-    /// An empty router (every request is 404).
-    public init() {}
+    private var routes: [String: [String: Handler]] = [:]
+    private let answers: Answers
+
+    /// An empty router (every request is 404), whose own answers `answers` renders (plain text
+    /// by default).
+    public init(answers: @escaping Answers = { HTTPResponse.plain(status: $0, message: $1, headers: $2) }) {
+        self.answers = answers
+    }
 
     /// Routes `method` on `path` to `handler`, replacing any previous route for the pair.
     public mutating func add(_ method: String, _ path: String, handler: @escaping Handler) {
@@ -53,10 +60,9 @@ public struct Router: HTTPResponder {
     /// Before `100 Continue`: 404 for a path no route serves, 405 for a method it does not.
     public func checkHead(_ head: HTTPRequest) -> HTTPResponse? {
         if head.method == "OPTIONS" && head.target == "*" { return nil }
-        guard let methods = routes[head.path] else { return .error(status: 404, message: "no such path") }
+        guard let methods = routes[head.path] else { return answers(404, "no such path", [:]) }
         if methods[head.method] != nil || (head.method == "HEAD" && methods["GET"] != nil) { return nil }
-        return .error(status: 405, message: "method not allowed",
-                      headers: ["Allow": allowedMethods(for: head.path).joined(separator: ", ")])
+        return answers(405, "method not allowed", ["Allow": allowedMethods(for: head.path).joined(separator: ", ")])
     }
 
     public func handle(_ request: HTTPRequest, respond: @escaping @Sendable (HTTPResponse) -> Void) {
@@ -68,14 +74,13 @@ public struct Router: HTTPResponder {
             return
         }
         guard let methods = routes[request.path] else {
-            respond(.error(status: 404, message: "no such path"))
+            respond(answers(404, "no such path", [:]))
             return
         }
         if let handler = methods[request.method] ?? (request.method == "HEAD" ? methods["GET"] : nil) {
             handler(request, respond)
             return
         }
-        respond(.error(status: 405, message: "method not allowed",
-                       headers: ["Allow": allowedMethods(for: request.path).joined(separator: ", ")]))
+        respond(answers(405, "method not allowed", ["Allow": allowedMethods(for: request.path).joined(separator: ", ")]))
     }
 }

@@ -128,10 +128,6 @@ extension BadgeService {
 extension BadgeServiceError {
     /// The spec's class of an App Store refusal; the reason goes to the log, never to the client.
     init(_ refusal: AppStoreRefusal) {
-        switch refusal.answer {
-        case .receiptInvalid: self = .receiptInvalid
-        case .testPurchase: self = .testPurchase
-        case .internal: self = .internal(detail: "apple: \(refusal.reason)")
-        }
+        self.init(refusal.answer, retryAfter: nil, detail: "apple: \(refusal.reason)")
     }
 }

@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import JSON
 import Ledger
+import Providers
 import RequestAuth
 import Schema
 import Storage
@@ -37,9 +38,10 @@ public final class BadgeService: Sendable {
     /// Protocol versions this service answers.
     public static let supportedVersions = 1...1
 
-    /// Stores and payment providers this version has a verifier for: the payment providers, the
-    /// App Store and Google Play. The service warns at start about configured sections it does not use.
-    public static let deployedVerifiers: Set<String> = ["stripe", "btcpay", "apple", "google"]
+    /// Stores and payment providers this version has a verifier for: the payment providers of
+    /// the catalog, the App Store and Google Play. The service warns at start about configured
+    /// sections it does not use.
+    public static let deployedVerifiers: Set<String> = Set(ProviderCatalog.deployed.map { $0.name }).union(["apple", "google"])
 
     /// Hooks and tuning of the RPC layer.
     public struct Configuration: Sendable {
@@ -73,7 +75,8 @@ public final class BadgeService: Sendable {
     let clock: @Sendable () -> Timestamp
     let newEntryId: @Sendable () -> String
     let newInvoiceId: @Sendable () -> String
-    let providers: PaymentProviders
+    /// The payment providers configured here, and the kinds this binary knows.
+    let providers: ProviderRegistry
     /// The App Store verifier and products; nil without an `[apple]` section.
     let appStore: AppStoreFunding?
     /// The Play Developer API client and products; nil without a `[google]` section.
@@ -92,7 +95,7 @@ public final class BadgeService: Sendable {
 
     public init(store: any BadgeStore, issuer: any CredentialIssuing, clock: @escaping @Sendable () -> Timestamp,
                 newEntryId: @escaping @Sendable () -> String = randomEntryId,
-                newInvoiceId: @escaping @Sendable () -> String = randomInvoiceId, providers: PaymentProviders = .init(),
+                newInvoiceId: @escaping @Sendable () -> String = randomInvoiceId, providers: ProviderRegistry = .init(),
                 appStore: AppStoreFunding? = nil, googlePlay: GooglePlayFunding? = nil,
                 subscriptionStores: [any SubscriptionStore] = [], configuration: Configuration = .init(),
                 storeNotificationListeners: [any StoreNotificationListener] = []) {

@@ -1,3 +1,4 @@
+import BadgeCore
 import Ledger
 import Schema
 
@@ -61,6 +62,21 @@ public enum BadgeServiceError: Error, Equatable, CustomStringConvertible {
         case .playChecksUsed: return "Play subscription checks for this minute used"
         case .databaseBusy: return "database busy"
         case .internal(let detail): return "internal: \(detail)"
+        }
+    }
+}
+
+extension BadgeServiceError {
+    /// A store's verdict as a command's failure: the one place a class becomes an error of the
+    /// badge paths. `retryAfter` is the store's wait (an hour or a day for `payment_pending`);
+    /// `detail` goes to the log, never to the client.
+    init(_ verdict: StoreVerdict, retryAfter: UInt32?, detail: String) {
+        switch verdict {
+        case .receiptInvalid: self = .receiptInvalid
+        case .testPurchase: self = .testPurchase
+        case .paymentPending: self = .paymentPending(retryAfter: retryAfter ?? StoreVerdict.hour)
+        case .providerUnavailable: self = .providerUnavailable(retryAfter: retryAfter ?? BadgeService.providerRetrySeconds, detail: detail)
+        case .internal: self = .internal(detail: detail)
         }
     }
 }

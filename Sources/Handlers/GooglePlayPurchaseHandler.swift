@@ -199,13 +199,6 @@ extension StoreProducts {
 extension BadgeServiceError {
     /// The spec's class of a Play refusal; the reason goes to the log, never to the client.
     init(_ refusal: PlayRefusal) {
-        switch refusal.verdict {
-        case .receiptInvalid: self = .receiptInvalid
-        case .testPurchase: self = .testPurchase
-        case .paymentPending: self = .paymentPending(retryAfter: refusal.retry == .day ? 86_400 : 3600)
-        case .providerUnavailable:
-            self = .providerUnavailable(retryAfter: BadgeService.providerRetrySeconds, detail: "google: \(refusal.reason)")
-        case .internal: self = .internal(detail: "google: \(refusal.reason)")
-        }
+        self.init(refusal.verdict, retryAfter: refusal.retrySeconds, detail: "google: \(refusal.reason)")
     }
 }

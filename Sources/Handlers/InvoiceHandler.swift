@@ -1,7 +1,7 @@
 import BadgeCore
 import Crypto
 import Ledger
-import Payments
+import Providers
 import Schema
 import Storage
 
@@ -41,15 +41,17 @@ extension BadgeService {
                                       prices: snapshot.prices, offers: snapshot.offers)
         } catch { throw BadgeServiceError.pricing(error) }
         guard let provider = providers.provider(for: method) else {
-            throw BadgeServiceError.providerNotConfigured(PaymentProviders.section(for: method))
+            throw BadgeServiceError.providerNotConfigured(providers.section(for: method))
         }
 
         let invoiceId = newInvoiceId()
         let expiresAt = now.adding(seconds: Self.invoiceLifetimeSeconds)
         var conversion: UpgradeConversion?
         if let upgrade {
-            // A crypto invoice may still be paid a day after it closes; the old key may be issued until then.
-            let settleBy = method == .card ? expiresAt : expiresAt.adding(seconds: Self.cryptoLateSeconds)
+            // An invoice whose payment may still settle after it closes (a coin payment confirming
+            // late) may be paid until its late window ends; the old key may be issued until then.
+            let late = provider.lateSettlement
+            let settleBy = late.afterClosing ? expiresAt.adding(seconds: late.seconds) : expiresAt
             let judged = try judgeUpgrade(upgrade, toPurchaseKey: purchaseKey, priced: priced, prices: snapshot.prices,
                                           settleBy: settleBy, now: now)
             priced.credit = judged.credit
@@ -89,7 +91,7 @@ extension BadgeService {
                     try w.insertInvoice(record)
                     if let conversion {
                         // One upgrade of a purchase may be open at a time (judgeUpgrade), rechecked here.
-                        if try Self.holdsPayableUpgrade(conversion.fromPurchaseId, in: w, at: now) {
+                        if try Self.holdsPayableUpgrade(conversion.fromPurchaseId, in: w, at: now, providers: providers) {
                             throw BadgeServiceError.badRequest("another upgrade of this purchase is open")
                         }
                         // The provider was asked outside any transaction: the months the credit was

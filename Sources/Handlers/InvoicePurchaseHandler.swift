@@ -1,25 +1,18 @@
 import BadgeCore
 import Crypto
 import Ledger
-import Payments
+import Providers
 import Schema
 import Storage
 
 extension BadgeService {
-    /// How long after its expiry a crypto invoice may still be paid late: as long as BTCPay is told
-    /// to watch it (`monitoringMinutes`, pinned on every invoice), so until then it is not dead.
-    public static let cryptoLateSeconds = Int64(BTCPayInvoices.monitoringMinutes) * 60
-    /// How long after its expiry an open card invoice may still settle: a session paid just before
-    /// it expired is reported by a webhook Stripe retries for up to three days.
-    public static let cardLateSeconds: Int64 = 3 * 86_400
-
     /// `purchaseBadge` funded by `invoice`: payment_pending until the provider's settlement
     /// lands; then, in one round trip, the purchase with its master key, the `payment {invoiceId}`
     /// credit, the first month issued and the recovery receipt (only its hash is stored).
     /// A repeat by the same key answers the same; the invoice of another key is receipt_used.
     func purchaseByInvoice(key: Ed25519PublicKey, masterKey: [UInt8], invoiceId: String, now: Timestamp) throws -> RPCResponse {
         let purchaseKey = key.purchaseKeyText
-        let asked = try askBTCPayAboutLateInvoice(invoiceId, purchaseKey: purchaseKey, now: now)
+        let asked = try askProviderAboutLateInvoice(invoiceId, purchaseKey: purchaseKey, now: now)
         // Other paid invoices of the key, once this one is credited: payments never to be credited.
         var strandedNow: [InvoiceRecord] = []
         let answer = try conditionalWrite(read: { r in
@@ -41,14 +34,15 @@ extension BadgeService {
                 return .answer(try replay(purchase, receipt: Self.recoveryReceipt(masterKey: purchase.masterKey,
                                                                                 invoiceId: invoiceId)))
             }
+            let late = providers.lateSettlement(of: invoice.provider)
             switch invoice.status {
             case .paid: break
-            case .open where now < invoice.expiresAt || invoice.method == "card":
+            case .open where now < invoice.expiresAt || !late.afterClosing:
                 throw BadgeServiceError.paymentPending(retryAfter: Self.pendingRetry(until: invoice.expiresAt, now: now))
             case .open, .closed:
-                // A coin payment may still confirm late: dead only once BTCPay says so for good.
-                guard invoice.method != "card" else { throw BadgeServiceError.receiptInvalid }
-                if let end = Self.lateCryptoPaymentEnd(invoice, asked: asked), now >= end {
+                // A coin payment may still confirm late: dead only once its provider says so for good.
+                guard late.afterClosing else { throw BadgeServiceError.receiptInvalid }
+                if let end = Self.latePaymentEnd(invoice, late: late, asked: asked), now >= end {
                     throw BadgeServiceError.receiptInvalid
                 }
                 // An open one is still watched (perhaps confirming): asked again sooner.
@@ -70,40 +64,41 @@ extension BadgeService {
         return answer
     }
 
-    /// BTCPay's own word on a coin invoice of `purchaseKey` that is unpaid past its expiry, applied
-    /// as its webhook would apply it: BTCPay redelivers a lost webhook for about an hour only, so
-    /// without this a payment settled later would never be credited. Nil when nothing was asked
-    /// (not such an invoice, the key already holds its badge, no BTCPay configured). A failed read
+    /// The provider's own word on an invoice of `purchaseKey` that is unpaid past its expiry,
+    /// when its provider reads invoices afresh (BTCPay), applied as its webhook would apply it:
+    /// BTCPay redelivers a lost webhook for about an hour only, so without this a payment settled
+    /// later would never be credited. Nil when nothing was asked (not such an invoice, the key
+    /// already holds its badge, its provider not configured or not one that reads). A failed read
     /// past the late window is provider_unavailable; within it the record's answer stands.
-    private func askBTCPayAboutLateInvoice(_ invoiceId: String, purchaseKey: String,
-                                           now: Timestamp) throws -> ProviderInvoiceState? {
-        guard let reader = providers.crypto else { return nil }
+    private func askProviderAboutLateInvoice(_ invoiceId: String, purchaseKey: String,
+                                             now: Timestamp) throws -> ProviderInvoiceState? {
         let late = try store.read { r -> InvoiceRecord? in
-            guard let invoice = try r.invoice(id: invoiceId), invoice.provider == reader.name,
+            guard let invoice = try r.invoice(id: invoiceId), providers.invoiceStates(of: invoice.provider) != nil,
                   invoice.purchaseKey == purchaseKey, invoice.status == .closed || (invoice.status == .open && now >= invoice.expiresAt),
                   try r.purchase(key: purchaseKey) == nil
             else { return nil }
             return invoice
         }
-        guard let invoice = late else { return nil }
+        guard let invoice = late, let reader = providers.invoiceStates(of: invoice.provider) else { return nil }
         let state: ProviderInvoiceState
         do { state = try reader.invoiceState(providerRef: invoice.providerRef) } catch {
-            configuration.reportProviderFailure("btcpay: reading a late invoice for purchaseBadge: \(error)")
-            if now < invoice.expiresAt.adding(seconds: Self.cryptoLateSeconds) { return nil }
+            configuration.reportProviderFailure("\(invoice.provider): reading a late invoice for purchaseBadge: \(error)")
+            if now < invoice.expiresAt.adding(seconds: providers.lateSettlement(of: invoice.provider).seconds) { return nil }
             throw BadgeServiceError.providerUnavailable(retryAfter: 60, detail: "\(error)")
         }
-        let outcome = try store.write { w in try apply(state, toBTCPayInvoice: invoice.providerRef, in: w, at: now) }
-        reportUncredited(outcome, provider: "btcpay", reference: invoice.providerRef)
+        let change = state.change(providerRef: invoice.providerRef)
+        let outcome = try store.write { w in try apply(change, from: invoice.provider, in: w, at: now) }
+        reportUncredited(outcome, provider: invoice.provider, reference: invoice.providerRef)
         return state
     }
 
-    /// When an unpaid coin invoice is dead for certain: at once when BTCPay calls it invalid; when
-    /// it calls it expired, once its watch for a late payment ends (as BTCPay states it, else the
-    /// late window); when BTCPay was not asked (none is configured), at the end of the late window
-    /// for one its webhook closed. Nil: not known (BTCPay still watches it as new or processing,
-    /// or nobody can say).
-    static func lateCryptoPaymentEnd(_ invoice: InvoiceRecord, asked: ProviderInvoiceState?) -> Timestamp? {
-        let window = invoice.expiresAt.adding(seconds: cryptoLateSeconds)
+    /// When an unpaid invoice that may settle after it closes is dead for certain: at once when
+    /// its provider calls it invalid; when it calls it expired, once its watch for a late payment
+    /// ends (as the provider states it, else the late window); when the provider was not asked
+    /// (none is configured), at the end of the late window for one its webhook closed. Nil: not
+    /// known (the provider still watches it as new or processing, or nobody can say).
+    static func latePaymentEnd(_ invoice: InvoiceRecord, late: LateSettlement, asked: ProviderInvoiceState?) -> Timestamp? {
+        let window = invoice.expiresAt.adding(seconds: late.seconds)
         switch asked {
         case .failed: return invoice.createdAt
         case .expired(_, let monitoredUntil): return monitoredUntil ?? window

@@ -2,6 +2,7 @@ import BadgeCore
 import Crypto
 import Ledger
 import Schema
+import Providers
 import Storage
 
 extension BadgeService {
@@ -46,7 +47,7 @@ extension BadgeService {
                 throw BadgeServiceError.badRequest("a purchase funded by a store subscription moves with transferBadge")
             }
             // The months an open upgrade invoice credited stay until it settles or expires.
-            if s.sourceUpgrades.contains(where: { Self.mayStillSettle($0, at: now) }) {
+            if s.sourceUpgrades.contains(where: { Self.mayStillSettle($0, at: now, late: providers.lateSettlement(of: $0.provider)) }) {
                 throw BadgeServiceError.badRequest("an upgrade of this purchase is open")
             }
             // receipt_invalid covers refunded receipts: the refund already took the months.
@@ -70,7 +71,7 @@ extension BadgeService {
             return .answer(response) { w in
                 guard try w.purchase(key: purchaseKey) == nil else { throw StorageError.conflict(constraint: "key taken") }
                 // An upgrade invoice opened since the read holds these months (the pass is re-run and refused).
-                if try Self.holdsPayableUpgrade(source.id, in: w, at: now) {
+                if try Self.holdsPayableUpgrade(source.id, in: w, at: now, providers: self.providers) {
                     throw StorageError.conflict(constraint: "an upgrade of the receipt's purchase opened")
                 }
                 try w.appendLedger(purchaseId: source.id, expectedCount: s.sourceRows.count, entries: plan.sourceRows)

@@ -1,5 +1,5 @@
 import BadgeCore
-import Payments
+import Providers
 import Storage
 
 /// What applying one listed settlement did, or would do (`badge-service reconcile`).
@@ -24,28 +24,28 @@ public enum ReconcileOutcome: Hashable, Sendable {
 extension BadgeService {
     /// A service that settles invoices and never issues a credential, so it needs no issuer key:
     /// what `reconcile` drives.
-    public static func settlingOnly(store: any BadgeStore, clock: @escaping @Sendable () -> Timestamp) -> BadgeService {
-        BadgeService(store: store, issuer: NoIssuer(), clock: clock)
+    public static func settlingOnly(store: any BadgeStore, clock: @escaping @Sendable () -> Timestamp,
+                                    providers: ProviderRegistry) -> BadgeService {
+        BadgeService(store: store, issuer: NoIssuer(), clock: clock, providers: providers)
     }
 
     /// Where a provider's list is read from to find every settlement made at or after `since`:
     /// its payment objects are created with the invoice, which may settle until it expires and,
     /// late, for as long as the provider still settles it (the late windows purchaseBadge uses).
-    public static func listingStart(provider: String, since: Timestamp) -> Timestamp {
-        let late = provider == "btcpay" ? cryptoLateSeconds : cardLateSeconds
-        return since.adding(seconds: -(invoiceLifetimeSeconds + late))
+    public func listingStart(provider: String, since: Timestamp) -> Timestamp {
+        since.adding(seconds: -(Self.invoiceLifetimeSeconds + providers.lateSettlement(of: provider).seconds))
     }
 
     /// Applies one settlement a provider's list reports, through the webhook's own rules (the
     /// same matching of session, order, amount and currency), in one transaction and without an
     /// event id: an invoice already paid or refunded is `present`, so a second run changes
     /// nothing. With `dryRun` the transaction is rolled back: the outcome is what it would do.
-    public func reconcile(_ listed: ListedSettlement, dryRun: Bool = false) -> ReconcileOutcome {
+    public func reconcile(_ listed: ListedSettlement, from provider: String, dryRun: Bool = false) -> ReconcileOutcome {
         let now = clock()
         struct RolledBack: Error { let outcome: ReconcileOutcome }
         do {
             return try store.write { w in
-                let outcome = try reconcile(listed, in: w, at: now)
+                let outcome = try reconcile(listed, from: provider, in: w, at: now)
                 if dryRun { throw RolledBack(outcome: outcome) }
                 return outcome
             }
@@ -56,27 +56,14 @@ extension BadgeService {
         }
     }
 
-    private func reconcile(_ listed: ListedSettlement, in w: any StoreWriter, at now: Timestamp) throws -> ReconcileOutcome {
-        let provider: String
-        switch listed {
-        case .stripeSession: provider = "stripe"
-        case .btcpayInvoice(_, let state):
-            guard case .settled = state else { return .notSettled }
-            provider = "btcpay"
-        }
+    private func reconcile(_ listed: ListedSettlement, from provider: String, in w: any StoreWriter,
+                           at now: Timestamp) throws -> ReconcileOutcome {
+        guard case .settled = listed.change else { return .notSettled }
         guard let invoice = try w.invoice(provider: provider, providerRef: listed.providerRef) else {
             return listed.orderId.map { .notInDatabase(orderId: $0) } ?? .others
         }
         guard invoice.status != .paid, invoice.status != .refunded else { return .present }
-        let outcome: SettlementOutcome
-        switch listed {
-        case let .stripeSession(id, reference, _, amount, currency, intent):
-            outcome = try settlePaidSession(id, reference: reference, amount: amount, currency: currency, intent: intent,
-                                            in: w, at: now)
-        case let .btcpayInvoice(id, state):
-            outcome = try apply(state, toBTCPayInvoice: id, in: w, at: now)
-        }
-        switch outcome {
+        switch try apply(listed.change, from: provider, in: w, at: now) {
         case .applied(let what): return .applied(invoiceId: invoice.invoiceId, what: what)
         case .ignored(Self.unmatchedSettlement): return .unmatched(invoiceId: invoice.invoiceId)
         case .ignored, .duplicate: return .present

@@ -21,14 +21,17 @@ extension BadgeService {
         return try conditionalWrite(read: { r in
             (purchase: try r.purchase(key: purchaseKey), code: try r.code(hash: hash), redeemedBy: try r.redemptions(codeHash: hash))
         }, decide: { snapshot in
-            guard canonical != nil, let code = snapshot.code, code.revokedAt == nil else { throw BadgeServiceError.codeInvalid }
-            guard code.payment != .unpaid else { throw BadgeServiceError.paymentPending(retryAfter: nil) }
-            if let purchase = snapshot.purchase {
-                // A repeat by the key that redeemed it writes nothing and answers from the record.
-                guard snapshot.redeemedBy.contains(purchase.id) else {
-                    throw BadgeServiceError.badRequest("this purchase key already holds a badge; redeem under a fresh key")
-                }
+            guard canonical != nil, let code = snapshot.code else { throw BadgeServiceError.codeInvalid }
+            // A repeat by the key that redeemed it writes nothing and answers from the record,
+            // before anything the code became since (revoked, expired, used up) is judged: its
+            // months were credited, and a lost answer must stay retryable.
+            if let purchase = snapshot.purchase, snapshot.redeemedBy.contains(purchase.id) {
                 return .answer(try replay(purchase))
+            }
+            guard code.revokedAt == nil else { throw BadgeServiceError.codeInvalid }
+            guard code.payment != .unpaid else { throw BadgeServiceError.paymentPending(retryAfter: nil) }
+            if snapshot.purchase != nil {
+                throw BadgeServiceError.badRequest("this purchase key already holds a badge; redeem under a fresh key")
             }
             guard snapshot.redeemedBy.count < code.maxUses else { throw BadgeServiceError.codeUsed }
             if let expires = code.expiresAt, expires <= now { throw BadgeServiceError.codeExpired }

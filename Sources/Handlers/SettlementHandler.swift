@@ -1,8 +1,7 @@
 import BadgeCore
 import Ledger
-import Payments
+import Providers
 import Storage
-import Webhooks
 
 /// What a verified webhook delivery did; the gateway answers 200 to all but `retryLater`.
 public enum SettlementOutcome: Hashable, Sendable {
@@ -27,106 +26,96 @@ public enum SettlementOutcome: Hashable, Sendable {
 }
 
 extension BadgeService {
-    /// Applies a verified Stripe event once (deduplicated by event id in the same transaction):
-    /// a paid session settles its invoice only when the session, `client_reference_id`, amount
-    /// and currency all match it (an upgrade invoice debiting the purchase it converts in the
-    /// same transaction); an expired one, or one whose delayed payment failed, closes it; a full
-    /// refund of a settled payment closes an uncredited invoice or debits the unissued months of
-    /// the purchase it funded, and one that comes before its paid session is recorded, so that
-    /// session marks the invoice refunded instead of paid.
-    public func settle(_ event: StripeEvent) -> SettlementOutcome {
+    /// Applies a verified delivery of `provider` once (deduplicated by event id in the same
+    /// transaction), whatever the provider:
+    /// - a settled payment settles its invoice only when the provider reference, order id, amount
+    ///   and currency all match it (an upgrade invoice debiting the purchase it converts in the same
+    ///   transaction); a payment whose refund came first marks the invoice refunded instead;
+    /// - a closing closes the invoice while it is open;
+    /// - a full refund of a settled payment closes an uncredited invoice or debits the unissued
+    ///   months of the purchase it funded, and one that comes before its payment is recorded, so
+    ///   the payment marks the invoice refunded instead of paid;
+    /// - a hint is checked first: the invoice is read again from the provider (outside any
+    ///   transaction), then what that read says is applied; a failed read records nothing, so
+    ///   the redelivery is handled.
+    public func settle(_ event: PaymentEvent, from provider: String) -> SettlementOutcome {
         let now = clock()
-        let outcome = settlementWrite { w in
-            guard try w.recordProviderEvent(provider: "stripe", eventId: event.id, at: now) else { return .duplicate }
-            switch event.settlement {
-            case .other(let type):
-                return .ignored(type)
-            case let .paid(sessionId, reference, amount, currency, intent):
-                return try settlePaidSession(sessionId, reference: reference, amount: amount, currency: currency, intent: intent,
-                                             in: w, at: now)
-            case let .expired(sessionId, _):
-                return try closeUnpaidSession(sessionId, in: w, unknown: "expired session of no invoice", closed: "invoice closed")
-            case let .paymentFailed(sessionId, _):
-                return try closeUnpaidSession(sessionId, in: w, unknown: "failed session of no invoice",
-                                              closed: "invoice closed, its delayed payment failed")
-            case let .refunded(intent, fully):
-                guard fully else { return .ignored("partial refund") }
-                guard let invoice = try w.invoice(provider: "stripe", paymentRef: intent) else {
-                    // Its paid session may still come (Stripe does not order events): kept, so it
-                    // never settles.
-                    guard try w.recordRefund(ProviderRefund(provider: "stripe", kind: .payment, reference: intent), at: now)
-                    else { return .ignored("refund of a payment not settled yet, recorded already") }
-                    return .applied("refund of a payment not settled yet recorded")
+        var change = event.change
+        if case .recheck(let reference) = change {
+            guard let reader = providers.invoiceStates(of: provider) else { return .ignored("no \(provider) provider configured") }
+            do {
+                let seen = try store.read { r in try r.invoice(provider: provider, providerRef: reference) }
+                guard seen != nil else {
+                    return recordOnly(provider: provider, eventId: event.id, at: now, why: "delivery for no invoice")
                 }
-                return try refund(invoice, in: w, at: now)
+            } catch {
+                return .retryLater("reading the invoice: \(error)")
+            }
+            do { change = try reader.invoiceState(providerRef: reference).change(providerRef: reference) } catch {
+                configuration.reportProviderFailure("\(provider) webhook: \(error)")
+                return .retryLater("\(error)")
             }
         }
-        if case let .paid(sessionId, _, _, _, _) = event.settlement { reportUncredited(outcome, provider: "stripe", reference: sessionId) }
+        let outcome = settlementWrite { w in
+            guard try w.recordProviderEvent(provider: provider, eventId: event.id, at: now) else { return .duplicate }
+            return try apply(change, from: provider, in: w, at: now)
+        }
+        if case .settled(let paid) = change { reportUncredited(outcome, provider: provider, reference: paid.providerRef) }
         return outcome
     }
 
-    /// A paid Checkout Session applied to its invoice: settled only when the session,
-    /// `client_reference_id`, amount and currency all match it, refunded instead when its payment's
-    /// refund came first. The webhook and `reconcile` both come here.
-    func settlePaidSession(_ sessionId: String, reference: String?, amount: Int?, currency: String?, intent: String?,
-                           in w: any StoreWriter, at now: Timestamp) throws -> SettlementOutcome {
-        guard let invoice = try w.invoice(provider: "stripe", providerRef: sessionId) else {
+    /// What `change` does to the invoices of `provider`, in `w`: the webhook, `purchaseBadge`'s
+    /// look at a late invoice and `reconcile` all come here.
+    func apply(_ change: PaymentChange, from provider: String, in w: any StoreWriter, at now: Timestamp) throws -> SettlementOutcome {
+        switch change {
+        case .settled(let paid):
+            return try settle(paid, from: provider, in: w, at: now)
+        case .pending:
+            return .ignored("invoice not settled yet")
+        case let .closed(reference, unknown, closed):
+            guard let invoice = try w.invoice(provider: provider, providerRef: reference) else { return .ignored(unknown) }
+            guard try w.setInvoiceStatus(invoiceId: invoice.invoiceId, from: [.open], to: .closed, paidAt: nil, paymentRef: nil)
+            else { return .ignored("invoice already \(invoice.status.rawValue)") }
+            return .applied(closed)
+        case let .refunded(payment, fully):
+            guard fully else { return .ignored("partial refund") }
+            guard let invoice = try w.invoice(provider: provider, paymentRef: payment) else {
+                // Its payment may still come (a provider need not order its events): kept, so it
+                // never settles.
+                guard try w.recordRefund(ProviderRefund(provider: provider, kind: .payment, reference: payment), at: now)
+                else { return .ignored("refund of a payment not settled yet, recorded already") }
+                return .applied("refund of a payment not settled yet recorded")
+            }
+            return try refund(invoice, in: w, at: now)
+        case .recheck:
+            // Only ever applied once read again (settle(_:from:)).
+            return .ignored("a hint not read again")
+        case .other(let type):
+            return .ignored(type)
+        }
+    }
+
+    /// A settled payment applied to its invoice: settled only when the provider reference, order
+    /// id, amount and currency all match it, refunded instead when its payment's refund came first.
+    private func settle(_ paid: PaymentSettlement, from provider: String, in w: any StoreWriter,
+                        at now: Timestamp) throws -> SettlementOutcome {
+        guard let invoice = try w.invoice(provider: provider, providerRef: paid.providerRef) else {
             return .ignored("paid session of no invoice")
         }
-        guard reference == invoice.invoiceId, amount == Int(invoice.amount),
-              currency?.lowercased() == invoice.currency.lowercased()
+        guard paid.orderId == invoice.invoiceId, paid.amount == UInt64(invoice.amount),
+              paid.currency?.lowercased() == invoice.currency.lowercased()
         else { return .ignored(Self.unmatchedSettlement) }
-        // Stripe does not order its events: the refund may have come first.
-        if let intent, try w.isRefunded(ProviderRefund(provider: "stripe", kind: .payment, reference: intent)) {
+        // A provider need not order its events: the refund may have come first.
+        if let payment = paid.paymentRef, try w.isRefunded(ProviderRefund(provider: provider, kind: .payment, reference: payment)) {
             guard try w.setInvoiceStatus(invoiceId: invoice.invoiceId, from: [.open, .closed], to: .refunded,
-                                         paidAt: nil, paymentRef: intent)
+                                         paidAt: nil, paymentRef: payment)
             else { return .ignored("invoice already \(invoice.status.rawValue)") }
             return .applied("invoice refunded before it settled")
         }
         guard try w.setInvoiceStatus(invoiceId: invoice.invoiceId, from: [.open, .closed], to: .paid, paidAt: now,
-                                     paymentRef: intent)
+                                     paymentRef: paid.paymentRef)
         else { return .ignored("invoice already \(invoice.status.rawValue)") }
         return try settled(invoice, in: w, at: now)
-    }
-
-    /// Closes the open invoice of a Stripe session that can no longer be paid.
-    private func closeUnpaidSession(_ sessionId: String, in w: any StoreWriter, unknown: String,
-                                    closed: String) throws -> SettlementOutcome {
-        guard let invoice = try w.invoice(provider: "stripe", providerRef: sessionId) else { return .ignored(unknown) }
-        guard try w.setInvoiceStatus(invoiceId: invoice.invoiceId, from: [.open], to: .closed, paidAt: nil, paymentRef: nil)
-        else { return .ignored("invoice already \(invoice.status.rawValue)") }
-        return .applied(closed)
-    }
-
-    /// Applies a verified BTCPay delivery: the delivery is only a hint, so the invoice is read
-    /// again from BTCPay first (outside any transaction), then settled on `Settled` — a late
-    /// payment included —, closed on `Expired` or `Invalid` without one, and left alone while
-    /// it is new or processing. A failed read records nothing, so the redelivery is handled.
-    public func settle(_ delivery: BTCPayDelivery) -> SettlementOutcome {
-        let now = clock()
-        guard let reader = providers.crypto else { return .ignored("no BTCPay provider configured") }
-        guard let btcpayId = delivery.invoiceId else {
-            return recordOnly(provider: "btcpay", eventId: delivery.eventId, at: now, why: delivery.type)
-        }
-        do {
-            let seen = try store.read { r in try r.invoice(provider: "btcpay", providerRef: btcpayId) }
-            guard seen != nil else {
-                return recordOnly(provider: "btcpay", eventId: delivery.eventId, at: now, why: "delivery for no invoice")
-            }
-        } catch {
-            return .retryLater("reading the invoice: \(error)")
-        }
-        let state: ProviderInvoiceState
-        do { state = try reader.invoiceState(providerRef: btcpayId) } catch {
-            configuration.reportProviderFailure("btcpay webhook: \(error)")
-            return .retryLater("\(error)")
-        }
-        let outcome = settlementWrite { w in
-            guard try w.recordProviderEvent(provider: "btcpay", eventId: delivery.eventId, at: now) else { return .duplicate }
-            return try apply(state, toBTCPayInvoice: btcpayId, in: w, at: now)
-        }
-        reportUncredited(outcome, provider: "btcpay", reference: btcpayId)
-        return outcome
     }
 
     /// What settling an invoice whose payment can never be credited says.
@@ -163,31 +152,6 @@ extension BadgeService {
             configuration.reportStrandedPayment("\(provider) payment \(reference) was settled for another order, amount or "
                 + "currency than its invoice: it is never credited; look into it at \(provider)")
         default: break
-        }
-    }
-
-    /// What a fresh read of a BTCPay invoice says, applied to our invoice: settled in full (a late
-    /// payment included) marks it paid, an expired or invalid one without a settled payment is
-    /// closed, and one still new or processing is left alone. The webhook and `purchaseBadge`'s
-    /// look at a late invoice both come here.
-    func apply(_ state: ProviderInvoiceState, toBTCPayInvoice btcpayId: String, in w: any StoreWriter,
-               at now: Timestamp) throws -> SettlementOutcome {
-        guard let invoice = try w.invoice(provider: "btcpay", providerRef: btcpayId) else { return .ignored("no invoice") }
-        switch state {
-        case let .settled(orderId, _, amount, currency):
-            guard orderId == invoice.invoiceId, amount == UInt64(invoice.amount), currency == invoice.currency.lowercased()
-            else { return .ignored(Self.unmatchedSettlement) }
-            guard try w.setInvoiceStatus(invoiceId: invoice.invoiceId, from: [.open, .closed], to: .paid, paidAt: now,
-                                         paymentRef: btcpayId)
-            else { return .ignored("invoice already \(invoice.status.rawValue)") }
-            return try settled(invoice, in: w, at: now)
-        case .pending:
-            return .ignored("invoice not settled yet")
-        case .expired, .failed:
-            guard try w.setInvoiceStatus(invoiceId: invoice.invoiceId, from: [.open], to: .closed, paidAt: nil,
-                                         paymentRef: nil)
-            else { return .ignored("invoice already \(invoice.status.rawValue)") }
-            return .applied("invoice closed")
         }
     }
 

@@ -1,6 +1,7 @@
 import BadgeCore
 import Crypto
 import Ledger
+import Providers
 import RequestAuth
 import Schema
 import Storage
@@ -16,9 +17,11 @@ struct StoreUpgradeDebit {
     /// since the judgement (it writes nothing on the old ledger) holds the months it priced.
     let toPurchaseKey: String
     let judgedAt: Timestamp
+    /// Whose invoices may settle how late.
+    let providers: ProviderRegistry
 
     func write(_ w: any StoreWriter) throws {
-        if try BadgeService.holdsPayableUpgrade(fromPurchaseId, exceptFor: toPurchaseKey, in: w, at: judgedAt) {
+        if try BadgeService.holdsPayableUpgrade(fromPurchaseId, exceptFor: toPurchaseKey, in: w, at: judgedAt, providers: providers) {
             throw StorageError.conflict(constraint: "an upgrade invoice of the purchase opened meanwhile")
         }
         try w.appendLedger(purchaseId: fromPurchaseId, expectedCount: expectedCount, entries: rows)
@@ -56,7 +59,7 @@ extension BadgeService {
             if try r.subscriptionFunding(purchaseId: old.id) != nil { throw BadgeServiceError.receiptInvalid }
             // The months an upgrade invoice of another key priced its credit on stay until it settles
             // or can no longer (docs/protocol.md, Upgrades), as for the invoice path and receipts.
-            if try Self.holdsPayableUpgrade(old.id, exceptFor: toPurchaseKey, in: r, at: now) {
+            if try Self.holdsPayableUpgrade(old.id, exceptFor: toPurchaseKey, in: r, at: now, providers: providers) {
                 throw BadgeServiceError.badRequest("an upgrade invoice of this purchase is open")
             }
             let prices = try r.prices()
@@ -76,7 +79,7 @@ extension BadgeService {
                 throw BadgeServiceError.internal(detail: "planning an upgrade debit: \(error)")
             }
             return StoreUpgradeDebit(fromPurchaseId: old.id, expectedCount: rows.count, rows: debit, pausedSince: pausedSince,
-                                     toPurchaseKey: toPurchaseKey, judgedAt: now)
+                                     toPurchaseKey: toPurchaseKey, judgedAt: now, providers: providers)
         }
     }
 

@@ -3,6 +3,7 @@ import Crypto
 import Ledger
 import RequestAuth
 import Schema
+import Providers
 import Storage
 
 /// What an upgrade invoice converts: the old purchase, the months credited and the credit.
@@ -53,12 +54,12 @@ extension BadgeService {
             guard priced.badgeType != tip.balanceBadgeType, newMonthPrice > oldMonthPrice else {
                 throw BadgeServiceError.badRequest("an upgrade is to a dearer badge")
             }
-            if try Self.holdsPayableUpgrade(old.id, exceptFor: toPurchaseKey, in: r, at: now) {
+            if try Self.holdsPayableUpgrade(old.id, exceptFor: toPurchaseKey, in: r, at: now, providers: providers) {
                 throw BadgeServiceError.badRequest("another upgrade of this purchase is open")
             }
             // This key's own expired coin invoice of it may still be paid late; a second invoice
             // beside it could settle too. Refused before the provider is asked, until it cannot.
-            if let lateUntil = try Self.ownLateUpgradeEnd(old.id, of: toPurchaseKey, in: r, at: now) {
+            if let lateUntil = try Self.ownLateUpgradeEnd(old.id, of: toPurchaseKey, in: r, at: now, providers: providers) {
                 throw BadgeServiceError.paymentPending(retryAfter: UInt32(clamping: min(3600, max(60, lateUntil.seconds - now.seconds))))
             }
             let months = convertibleMonths(from: tip, pausedSince: try r.pausedSince(purchaseId: old.id), at: now,
@@ -93,36 +94,37 @@ extension BadgeService {
     /// Whether an upgrade invoice converting purchase `purchaseId` (other than one of `key`) may
     /// still settle at `now`: while one may, it holds the months its credit was priced on.
     static func holdsPayableUpgrade(_ purchaseId: Int64, exceptFor key: String? = nil, in r: any StoreReader,
-                                    at now: Timestamp) throws -> Bool {
+                                    at now: Timestamp, providers: ProviderRegistry) throws -> Bool {
         for upgrade in try r.invoiceUpgrades(fromPurchaseId: purchaseId) {
-            if let invoice = try r.invoice(id: upgrade.invoiceId), invoice.purchaseKey != key, mayStillSettle(invoice, at: now) {
+            if let invoice = try r.invoice(id: upgrade.invoiceId), invoice.purchaseKey != key,
+               mayStillSettle(invoice, at: now, late: providers.lateSettlement(of: invoice.provider)) {
                 return true
             }
         }
         return false
     }
 
-    /// The end of the late window of `key`'s own expired coin invoice upgrading purchase
-    /// `purchaseId` that may still settle at `now`, if any. (Its open unexpired one is answered
-    /// again before this is asked; a closed card one can no longer settle.)
+    /// The end of the late window of `key`'s own expired invoice upgrading purchase `purchaseId`
+    /// that may still settle at `now` after it closed (a coin invoice), if any. (Its open
+    /// unexpired one is answered again before this is asked; a closed card one can no longer settle.)
     static func ownLateUpgradeEnd(_ purchaseId: Int64, of key: String, in r: any StoreReader,
-                                  at now: Timestamp) throws -> Timestamp? {
+                                  at now: Timestamp, providers: ProviderRegistry) throws -> Timestamp? {
         for upgrade in try r.invoiceUpgrades(fromPurchaseId: purchaseId) {
-            guard let invoice = try r.invoice(id: upgrade.invoiceId), invoice.purchaseKey == key, invoice.method != "card",
-                  mayStillSettle(invoice, at: now)
-            else { continue }
-            return invoice.expiresAt.adding(seconds: cryptoLateSeconds)
+            guard let invoice = try r.invoice(id: upgrade.invoiceId), invoice.purchaseKey == key else { continue }
+            let late = providers.lateSettlement(of: invoice.provider)
+            guard late.afterClosing, mayStillSettle(invoice, at: now, late: late) else { continue }
+            return invoice.expiresAt.adding(seconds: late.seconds)
         }
         return nil
     }
 
-    /// Whether an invoice can still settle at `now`: an open one until its late window ends
-    /// (a card session's webhook retried, a coin payment confirming late), and a closed crypto
-    /// invoice while a late payment may still confirm.
-    static func mayStillSettle(_ invoice: InvoiceRecord, at now: Timestamp) -> Bool {
+    /// Whether an invoice can still settle at `now`, its provider settling as late as `late`: an
+    /// open one until its late window ends (a card session's webhook retried, a coin payment
+    /// confirming late), and a closed one while a late payment may still confirm (a coin invoice).
+    static func mayStillSettle(_ invoice: InvoiceRecord, at now: Timestamp, late: LateSettlement) -> Bool {
         switch invoice.status {
-        case .open: now < invoice.expiresAt.adding(seconds: invoice.method == "card" ? cardLateSeconds : cryptoLateSeconds)
-        case .closed: invoice.method != "card" && now < invoice.expiresAt.adding(seconds: cryptoLateSeconds)
+        case .open: now < invoice.expiresAt.adding(seconds: late.seconds)
+        case .closed: late.afterClosing && now < invoice.expiresAt.adding(seconds: late.seconds)
         case .paid, .refunded: false
         }
     }

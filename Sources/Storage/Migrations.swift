@@ -11,6 +11,17 @@ public struct MigrationStep: Equatable, Sendable {
     /// What the step does, for `migrate --status` and `--dry-run`.
     public let summary: String
     let sql: String
+    /// The step on PostgreSQL where SQLite's SQL (translated by ``PostgresMigrations/sql(_:)``)
+    /// is not how PostgreSQL does it best; nil: the translation.
+    let postgresSQL: String?
+
+    init(version: Int, additive: Bool, summary: String, sql: String, postgresSQL: String? = nil) {
+        self.version = version
+        self.additive = additive
+        self.summary = summary
+        self.sql = sql
+        self.postgresSQL = postgresSQL
+    }
 }
 
 /// Schema migrations, applied in order inside one transaction each; the version table
@@ -308,6 +319,56 @@ enum Migrations {
         MigrationStep(version: 13, additive: true, summary: "schema_migrations records whether each step is additive", sql: """
         ALTER TABLE schema_migrations ADD COLUMN additive INTEGER NOT NULL DEFAULT 0 CHECK (additive IN (0, 1));
         UPDATE schema_migrations SET additive = 1 WHERE version IN (1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 12);
+        """),
+        // Issue 37: a payment provider is a folder and a line in the catalog, so an invoice
+        // records its provider's name without a list of the names allowed. Not additive: SQLite
+        // cannot drop a CHECK in place, so badge_invoices is rebuilt with its rows and indexes
+        // (its one referrer, badge_invoice_upgrades, set aside and put back, so no foreign key is
+        // left dangling at the drop). PostgreSQL drops the constraint.
+        MigrationStep(version: 14, additive: false, summary: "invoices record any provider's name (the provider CHECK dropped; SQLite rebuilds badge_invoices)", sql: """
+        CREATE TEMP TABLE badge_invoice_upgrades_kept AS SELECT invoice_id, from_purchase_id, months FROM badge_invoice_upgrades;
+        DELETE FROM badge_invoice_upgrades;
+        CREATE TABLE badge_invoices_new (
+            invoice_id     TEXT PRIMARY KEY,
+            purchase_key   TEXT NOT NULL,
+            badge_type     TEXT NOT NULL,
+            months         INTEGER NOT NULL CHECK (months BETWEEN 1 AND 255),
+            price          INTEGER NOT NULL CHECK (price >= 0),
+            discount       INTEGER NOT NULL CHECK (discount >= 0),
+            credit         INTEGER NOT NULL CHECK (credit >= 0),
+            amount         INTEGER NOT NULL CHECK (amount >= 0),
+            currency       TEXT NOT NULL,
+            price_id       TEXT NOT NULL,
+            offer_id       TEXT,
+            provider       TEXT NOT NULL,
+            method         TEXT NOT NULL CHECK (method IN ('card', 'btc', 'xmr')),
+            provider_ref   TEXT NOT NULL,
+            payment_url    TEXT,
+            address        TEXT,
+            crypto_amount  TEXT,
+            status         TEXT NOT NULL CHECK (status IN ('open', 'paid', 'closed', 'refunded')),
+            created_at     INTEGER NOT NULL,
+            expires_at     INTEGER NOT NULL,
+            paid_at        INTEGER,
+            payment_ref    TEXT,
+            UNIQUE (provider, provider_ref)
+        );
+        INSERT INTO badge_invoices_new (invoice_id, purchase_key, badge_type, months, price, discount, credit, amount, currency,
+                                        price_id, offer_id, provider, method, provider_ref, payment_url, address, crypto_amount,
+                                        status, created_at, expires_at, paid_at, payment_ref)
+            SELECT invoice_id, purchase_key, badge_type, months, price, discount, credit, amount, currency, price_id, offer_id,
+                   provider, method, provider_ref, payment_url, address, crypto_amount, status, created_at, expires_at, paid_at,
+                   payment_ref
+            FROM badge_invoices;
+        DROP TABLE badge_invoices;
+        ALTER TABLE badge_invoices_new RENAME TO badge_invoices;
+        CREATE UNIQUE INDEX badge_invoices_one_open ON badge_invoices (purchase_key) WHERE status = 'open';
+        CREATE INDEX badge_invoices_by_key ON badge_invoices (purchase_key, created_at);
+        INSERT INTO badge_invoice_upgrades (invoice_id, from_purchase_id, months)
+            SELECT invoice_id, from_purchase_id, months FROM badge_invoice_upgrades_kept;
+        DROP TABLE badge_invoice_upgrades_kept;
+        """, postgresSQL: """
+        ALTER TABLE badge_invoices DROP CONSTRAINT badge_invoices_provider_check;
         """),
     ]
 

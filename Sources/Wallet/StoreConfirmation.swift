@@ -46,7 +46,7 @@ public struct CoinStores: Sendable {
         case .unavailable(let reason, let retryAfter):
             throw WalletRefusal(.providerUnavailable, reason, retryAfter: UInt32(clamping: retryAfter ?? 60))
         case .refused(let refusal):
-            throw WalletRefusal(Self.code(refusal.answer), refusal.reason)
+            throw WalletRefusal(store: refusal.answer, refusal.reason)
         case .read(let transaction, _):
             return try Self.judge(transaction, named: named, packs: packs)
         }
@@ -82,14 +82,7 @@ public struct CoinStores: Sendable {
         do {
             purchase = try googlePlay.readOneTime(productID: pack.playProductId, token: purchaseToken, creditsTest: creditsTestPurchases)
         } catch {
-            switch error.verdict {
-            case .paymentPending:
-                throw WalletRefusal(.paymentPending, error.reason, retryAfter: error.retry == .day ? 86_400 : 3_600)
-            case .providerUnavailable: throw WalletRefusal(.providerUnavailable, error.reason, retryAfter: 60)
-            case .receiptInvalid: throw WalletRefusal(.receiptInvalid, error.reason)
-            case .testPurchase: throw WalletRefusal(.testPurchase, error.reason)
-            case .internal: throw WalletRefusal(.internal, error.reason)
-            }
+            throw WalletRefusal(store: error.verdict, error.reason, retryAfter: error.retrySeconds)
         }
         let tokenDigest = Self.playTokenDigest(purchaseToken)
         return ConfirmedCoinPurchase(channel: "google", externalRef: Self.playReference(orderId: purchase.orderID, token: purchaseToken),
@@ -114,11 +107,4 @@ public struct CoinStores: Sendable {
     /// The reference of a Play purchase without an order id, from its token's digest.
     public static func playTokenReference(tokenSHA256: String) -> String { "token-sha256:" + tokenSHA256 }
 
-    static func code(_ answer: AppStoreAnswerClass) -> WalletRefusal.Code {
-        switch answer {
-        case .receiptInvalid: .receiptInvalid
-        case .testPurchase: .testPurchase
-        case .internal: .internal
-        }
-    }
 }

@@ -1,3 +1,5 @@
+import BadgeCore
+
 /// Why a wallet request was not done: the contract's code (`walletError` in
 /// `schema/wallet.schema.json`), a message for the client, and seconds to wait when retrying helps.
 public struct WalletRefusal: Error, Sendable, Equatable {
@@ -45,6 +47,14 @@ public struct WalletRefusal: Error, Sendable, Equatable {
         self.code = code
         self.message = message
         self.retryAfter = retryAfter
+    }
+
+    /// A store's verdict as the wallet answers it: the code of the same name, the store's wait
+    /// (`provider_unavailable` a minute when the store named none).
+    init(store verdict: StoreVerdict, _ reason: String, retryAfter: UInt32? = nil) {
+        // Every class is a wallet code of the same name (a test holds them together).
+        self.init(Code(rawValue: verdict.rawValue) ?? .internal, reason,
+                  retryAfter: retryAfter ?? (verdict == .providerUnavailable ? 60 : nil))
     }
 
     /// The refusal as a client may see it: a store's refusal states its reason to the log only,

@@ -40,7 +40,7 @@ enum ServiceAssembly {
             metricsCell.withLock { $0 }?.recordStoreCall(store: store, outcome: outcome)
         }
         let deployment = try ServiceDeployment(config, clock: systemClock, storeCall: storeCall)
-        let (providers, webhooks) = try PaymentWiring.providers(config, storeCall: storeCall)
+        let providers = try config.paymentProviders(storeCall: storeCall)
         let apple = deployment.apple, googlePlay = deployment.googlePlay, coinPacks = deployment.coinPacks
         for warning in config.unusedSectionWarnings(deployedVerifiers: BadgeService.deployedVerifiers) {
             ServiceLog.warning(warning)
@@ -125,7 +125,7 @@ enum ServiceAssembly {
                                           : .ready
                                   }
                               },
-                              rateLimits: RateLimits(rateLimitRules(config)), webhooks: webhooks, wallet: wallet)
+                              rateLimits: RateLimits(rateLimitRules(config)), wallet: wallet)
         let server = HTTPServer(
             configuration: HTTPServerConfiguration(
                 host: config.listenHost, port: config.listenPort,

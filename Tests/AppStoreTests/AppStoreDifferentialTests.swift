@@ -11,7 +11,7 @@ import Testing
 @Suite(.timeLimit(.minutes(5))) struct AppStoreDifferentialTests {
     /// The spec's class for each variant ("Which class an answer belongs to", App Store list);
     /// nil: verified.
-    static let specClass: [String: AppStoreAnswerClass?] = [
+    static let specClass: [String: StoreVerdict?] = [
         "valid": nil, "valid_subscription": nil, "third_x5c_garbage": nil,
         "leaf_expired_now_valid_at_signed_date": nil, "high_s_signature": nil, "padded_signature": nil,
         "unknown_extra_field": nil,
@@ -68,7 +68,7 @@ import Testing
         #expect(Set(corpus.variants.map(\.name)) == Set(Self.specClass.keys))
         for variant in corpus.variants {
             let verdict = corpus.verifier.verdict(onTransaction: variant.jws)
-            let ours: AppStoreAnswerClass?
+            let ours: StoreVerdict?
             switch verdict {
             case .verified: ours = nil
             case .refused(let refusal): ours = refusal.answer

@@ -1,6 +1,7 @@
 import CLI
 import Foundation
 import TestSupport
+import Settings
 import Testing
 
 /// The README's configuration table against the key table in code, both ways: every key in

@@ -2,6 +2,7 @@ import CLI
 import Foundation
 import Glibc
 import HTTPServer
+import Providers
 import TestSupport
 import Testing
 
@@ -193,7 +194,7 @@ import Testing
         #expect(c.limits == HTTPLimits() && c.timeouts == HTTPTimeouts())
         #expect(c.maxConnections == HTTPServerConfiguration.defaultMaxConnections && c.signatureWindowSeconds == 300)
         #expect(c.workers == max(4, 2 * HTTPServerConfiguration.onlineCPUs))
-        #expect(c.apple == nil && c.google == nil && c.stripe == nil && c.btcpay == nil)
+        #expect(c.apple == nil && c.google == nil && c.payment(StripeSettings.self) == nil && c.payment(BTCPaySettings.self) == nil)
         #expect(!c.creditTestPurchases && !c.askStoreEveryRequest)
         #expect(c.frontToken == nil)
         #expect(c.sources.isEmpty)
@@ -222,7 +223,7 @@ import Testing
         #expect(!c.accessLog)
         #expect(c.apple?.bundleID == "chat.simplex.app" && c.apple?.apiURL == nil)
         #expect(c.google?.packageName == "chat.simplex.app")
-        #expect(c.stripe == nil && c.btcpay == nil)
+        #expect(c.payment(StripeSettings.self) == nil && c.payment(BTCPaySettings.self) == nil)
         #expect(c.configuredProviders == ["apple", "google"])
         #expect(c.frontToken?.count == 40)
         #expect(c.creditTestPurchases)
@@ -254,8 +255,8 @@ import Testing
         ])
         #expect(c.apple?.privateKeyFile == "/k.p8" && c.apple?.rootCertificateFiles == ["/a.cer", "/b.pem"])
         #expect(c.google?.tokenURL == "http://127.0.0.1:1/t")
-        #expect(c.stripe?.webhookSecret == "whsec_x")
-        #expect(c.btcpay?.storeID == "store")
+        #expect(c.payment(StripeSettings.self)?.webhookSecret == "whsec_x")
+        #expect(c.payment(BTCPaySettings.self)?.storeID == "store")
         #expect(c.configuredProviders == ["apple", "google", "stripe", "btcpay"])
     }
 
@@ -293,11 +294,11 @@ import Testing
             "BADGE_SERVICE_STRIPE_TIMEOUT": "3", "BADGE_SERVICE_BTCPAY_MAX_RESPONSE_BYTES": "4096",
         ])
         #expect(complete.incompletePaymentSections().isEmpty)
-        #expect(complete.stripe?.timeout == 3 && complete.btcpay?.maxResponseBytes == 4096 && complete.btcpay?.timeout == 10)
-        #expect(complete.btcpay?.speedPolicy == "MediumSpeed")
+        #expect(complete.payment(StripeSettings.self)?.timeout == 3 && complete.payment(BTCPaySettings.self)?.maxResponseBytes == 4096 && complete.payment(BTCPaySettings.self)?.timeout == 10)
+        #expect(complete.payment(BTCPaySettings.self)?.speedPolicy == "MediumSpeed")
         // The confirmations BTCPay waits for: never none.
         let slow = try ServiceConfiguration.load(file: try write("[btcpay]\nspeed_policy = LowSpeed\n"), environment: [:])
-        #expect(slow.btcpay?.speedPolicy == "LowSpeed")
+        #expect(slow.payment(BTCPaySettings.self)?.speedPolicy == "LowSpeed")
         for value in ["HighSpeed", "fast", ""] {
             let path = try write("[btcpay]\nspeed_policy = \(value)\n")
             do { _ = try ServiceConfiguration.load(file: path, environment: [:]); Issue.record("\(value) accepted") } catch {
@@ -388,7 +389,7 @@ import Testing
 
     @Test func aPresentStoreSectionConfiguresItsProvider() throws {
         let c = try ServiceConfiguration.load(file: try write("[btcpay]\n"), environment: [:])
-        #expect(c.btcpay == BTCPaySettings() && c.configuredProviders == ["btcpay"])
+        #expect(c.payment(BTCPaySettings.self) == BTCPaySettings() && c.configuredProviders == ["btcpay"])
     }
 
     @Test func unknownKeysSectionsAndVariablesAreAllReportedAtOnce() throws {
@@ -577,7 +578,7 @@ import Testing
         #expect(c.timeouts.requestHead == .seconds(30) && c.timeouts.requestBody == .seconds(120) && c.timeouts.idle == .seconds(3600))
         #expect(c.signatureWindowSeconds == 120 && c.failureWindowSeconds == 300 && c.failureBlockSeconds == 90)
         #expect(c.databaseBusyTimeoutMilliseconds == 2000 && c.databaseStatementTimeoutMilliseconds == 1500)
-        #expect(c.databaseConnectTimeoutSeconds == 7 && c.stripe?.timeout == 60)
+        #expect(c.databaseConnectTimeoutSeconds == 7 && c.payment(StripeSettings.self)?.timeout == 60)
         // config check shows each as a bare number in the key's unit
         let shown = Dictionary(uniqueKeysWithValues: c.effectiveValues.map { ($0.key, $0.value) })
         #expect(shown["[server] body_timeout"] == "120" && shown["[database] busy_timeout_ms"] == "2000" && shown["[stripe] timeout"] == "60")
@@ -649,13 +650,13 @@ import Testing
         }
         let good = try load("[stripe]\nsecret_key = rk_live_x\nwebhook_secret = whsec_x\npublishable_key = pk_test_x\n"
                             + "success_url = https://shop.test/ok?session_id={CHECKOUT_SESSION_ID}\n")
-        #expect(good.stripe?.secretKey == "rk_live_x" && good.stripe?.successURL == "https://shop.test/ok?session_id={CHECKOUT_SESSION_ID}")
-        #expect(try load("[stripe]\nsecret_key = sk_test_x\n").stripe?.secretKey == "sk_test_x")
+        #expect(good.payment(StripeSettings.self)?.secretKey == "rk_live_x" && good.payment(StripeSettings.self)?.successURL == "https://shop.test/ok?session_id={CHECKOUT_SESSION_ID}")
+        #expect(try load("[stripe]\nsecret_key = sk_test_x\n").payment(StripeSettings.self)?.secretKey == "sk_test_x")
 
         // [btcpay] url: the server's base URL
         for url in ["https://btcpay.example.com", "https://btcpay.example.com/", "http://127.0.0.1:23000", "https://example.com/btcpay",
                     "http://[::1]:8080/", "HTTPS://BTCPAY.EXAMPLE.COM"] {
-            #expect(try load("[btcpay]\nurl = \(url)\n").btcpay?.url == url, "\(url)")
+            #expect(try load("[btcpay]\nurl = \(url)\n").payment(BTCPaySettings.self)?.url == url, "\(url)")
         }
         for url in ["btcpay.example.com", "https://", "https:///stores", "https://btcpay.example.com/api/v1", "https://btcpay.example.com/api/v1/",
                     "https://btcpay.example.com/api/v1/stores/abc", "https://btcpay.example.com?store=1", "https://btcpay.example.com/#x",

@@ -71,7 +71,13 @@ import Testing
         let master = Base64URL.encode(SecureRandom.bytes(32))
         let keyFile = dir.file("issuer.key")
         try Data(secret.utf8).write(to: URL(fileURLWithPath: keyFile))
-        let signed = try run(["issuer", "sign", "--secret-key-file", keyFile, "--index", "3", "--master-key", master,
+        let masterFile = dir.file("master.key")
+        try Data((master + "\n").utf8).write(to: URL(fileURLWithPath: masterFile))
+        // the master key on the command line is no longer an option
+        let exposed = try run(["issuer", "sign", "--secret-key-file", keyFile, "--index", "3", "--master-key", master,
+                               "--expiry", "2026-04-14T00:00:00Z", "--type", "supporter"])
+        #expect(exposed.status == 2 && !exposed.stderr.contains(master), "\(exposed.stderr)")
+        let signed = try run(["issuer", "sign", "--secret-key-file", keyFile, "--index", "3", "--master-key-file", masterFile,
                               "--expiry", "2026-04-14T00:00:00Z", "--type", "supporter"])
         #expect(signed.status == 0, "\(signed.stderr)")
         let json = try JSONValue.parse(signed.stdout)
@@ -147,9 +153,16 @@ import Testing
         #expect(listed.stdout.split(separator: "\n").count == 4)
         for c in codes { #expect(!listed.stdout.contains(c)) }
         #expect(listed.stdout.contains("investor  255 months  0/3 used  paid  expires 2099-01-01T00:00:00Z"))
-        #expect(try run(["codes", "revoke", codes[0].lowercased(), "--data", data]).status == 0)
+        // a code on the command line is refused without being echoed; from a file it is revoked
+        let exposed = try run(["codes", "revoke", codes[0], "--data", data])
+        #expect(exposed.status == 2 && exposed.stderr.contains("visible to other users") && !exposed.stderr.contains(codes[0]),
+                "\(exposed.stderr)")
+        #expect(!(try run(["codes", "list", "--data", data]).stdout.contains("REVOKED")))
+        let codeFile = dir.file("code.txt")
+        try Data((codes[0].lowercased() + "\n").utf8).write(to: URL(fileURLWithPath: codeFile))
+        #expect(try run(["codes", "revoke", "--code-file", codeFile, "--data", data]).status == 0)
         #expect(try run(["codes", "list", "--data", data]).stdout.contains("REVOKED"))
-        #expect(try run(["codes", "revoke", codes[0], "--data", data]).status == 1)
+        #expect(try run(["codes", "revoke", "--code-file", codeFile, "--data", data]).status == 1)
         // A code never seen (its output was cut short) is named by the hash prefix the list shows.
         let prefix = String(Hex.encode(SHA256.hash(BadgeCode(parsing: codes[1])!.hashInput)).prefix(12))
         #expect(try run(["codes", "revoke", prefix.uppercased(), "--data", data]).status == 0)

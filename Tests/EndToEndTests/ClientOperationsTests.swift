@@ -16,7 +16,9 @@ extension OperationsTests {
         #expect(service.url.hasPrefix("http://\(host):"))
         let code = try service.cli(["codes", "create", "--type", "supporter", "--months", "2"]).stdout
             .trimmingCharacters(in: .whitespacesAndNewlines)
-        let redeemed = try CLIResult.run(["client", "--server", service.url, "--key-file", dir.file("k.json"), "redeem", code], in: dir.url)
+        let codeFile = dir.file("code.txt")
+        try Data(code.utf8).write(to: URL(fileURLWithPath: codeFile))
+        let redeemed = try CLIResult.run(["client", "--server", service.url, "--key-file", dir.file("k.json"), "redeem", codeFile], in: dir.url)
         #expect(redeemed.status == 0, "\(redeemed.stderr)")
         #expect(redeemed.stdout.contains("\"credential\""), "\(redeemed.stdout)")
         // a base path with a trailing slash, and the signed catalog (the signature covers [::1]:PORT)
@@ -25,7 +27,7 @@ extension OperationsTests {
         #expect(catalog.status == 0, "\(catalog.stderr)")
         #expect(catalog.stdout.contains("\"badgeStatement\""), "\(catalog.stdout)")
         // protocol errors on standard error with exit status 1, the variable naming the server
-        let reused = try CLIResult.run(["client", "--key-file", dir.file("other.json"), "redeem", code], in: dir.url,
+        let reused = try CLIResult.run(["client", "--key-file", dir.file("other.json"), "redeem", codeFile], in: dir.url,
                                        environment: ["BADGE_SERVICE_SERVER": service.url])
         #expect(reused.status == 1 && reused.stdout.isEmpty, "\(reused.stdout)")
         #expect(reused.stderr.split(separator: "\n").count == 1 && reused.stderr.contains("code_used"), "\(reused.stderr)")
@@ -71,7 +73,7 @@ extension OperationsTests {
 extension OperationsTests {
     /// A misused client exits 2 before its key file is read or made: trying a command must not
     /// leave a purchase key behind.
-    @Test(arguments: [["bogus"], ["redeem"], ["send"], ["send", "not json"], ["show", "extra"], ["catalog", "--bogus"], ["issue", "x"]])
+    @Test(arguments: [["bogus"], ["redeem"], ["send"], ["send", #"{"type":"pauseBadge"}"#], ["show", "extra"], ["catalog", "--bogus"], ["issue", "x"]])
     func aMisusedClientCreatesNoKeyFile(_ arguments: [String]) throws {
         let keyFile = dir.file("badge-client.json")
         let r = try CLIResult.run(["client", "--server", "http://127.0.0.1:1"] + arguments, in: dir.url)

@@ -105,7 +105,9 @@ import Testing
 
         let code = try CLIResult.run(["codes", "create", "--type", "supporter", "--months", "1", "--data", data], in: dir.url)
             .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        let revoked = try CLIResult.run(["codes", "revoke", "--data", data, code], in: dir.url)
+        let codeFile = dir.file("revoke.txt")
+        try Data(code.utf8).write(to: URL(fileURLWithPath: codeFile))
+        let revoked = try CLIResult.run(["codes", "revoke", "--data", data, "--code-file", codeFile], in: dir.url)
         #expect(revoked.status == 0, "\(revoked.stderr)")
         #expect(try CLIResult.run(["codes", "list", "--data", data], in: dir.url).stdout.contains("REVOKED"))
         // the subcommand itself may follow an option too
@@ -349,10 +351,18 @@ import Testing
         let code = try service.cli(["codes", "create", "--type", "supporter", "--months", "3"]).stdout
             .trimmingCharacters(in: .whitespacesAndNewlines)
         let env = ["BADGE_SERVICE_SERVER": service.url]
-        let first = try CLIResult.run(["client", "--key-file", dir.file("a.json"), "redeem", code], in: dir.url, environment: env)
+        let codeFile = dir.file("code.txt")
+        try Data((code + "\n").utf8).write(to: URL(fileURLWithPath: codeFile))
+        // the code on the command line: refused before any key file is made, and not echoed
+        let exposed = try CLIResult.run(["client", "--key-file", dir.file("a.json"), "redeem", code], in: dir.url, environment: env)
+        #expect(exposed.status == 2 && exposed.stderr.contains("visible to other users") && !exposed.stderr.contains(code), "\(exposed.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.file("a.json")))
+        let first = try CLIResult.run(["client", "--key-file", dir.file("a.json"), "redeem", codeFile], in: dir.url, environment: env)
         #expect(first.status == 0, "\(first.stderr)")
         #expect(first.stdout.contains("\"credential\""), "\(first.stdout)")
-        let other = try CLIResult.run(["client", "--key-file", dir.file("b.json"), "redeem", code], in: dir.url, environment: env)
+        // from standard input
+        let other = try CLIResult.run(["-c", "printf '%s' \"$0\" | \"$1\" client --key-file \"$2\" redeem -", code, ServiceProcess.executable,
+                                       dir.file("b.json")], in: dir.url, environment: env, executable: "/bin/sh")
         #expect(other.status == 1)
         #expect(other.stdout.isEmpty, "\(other.stdout)")
         let lines = other.stderr.split(separator: "\n")

@@ -91,7 +91,7 @@ import Testing
         #expect(!names.contains { $0.hasSuffix("-dev") } && !depends.contains("swift") && !depends.contains("/"), "\(depends)")
         let contents = try Self.tool("/usr/bin/dpkg-deb", ["--contents", deb]).split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true) }
         let files = contents.filter { $0[0].hasPrefix("-") }
-        #expect(files.map { String($0[5]) }.sorted() == Self.expectedFiles)
+        #expect(files.map { String($0[5]) }.sorted() == Self.expectedFiles.sorted())
         #expect(contents.allSatisfy { $0[1] == "root/root" })
         #expect(files.allSatisfy { $0[0] == ($0[5] == "./usr/bin/badge-service" ? "-rwxr-xr-x" : "-rw-r--r--") })
         let binarySize = try #require(files.first { $0[5] == "./usr/bin/badge-service" }.flatMap { Int($0[2]) })

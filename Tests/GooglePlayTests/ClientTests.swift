@@ -89,7 +89,7 @@ let purchased = #"{"kind":"androidpublisher#productPurchase","purchaseTimeMillis
     }
 
     @Test func readErrorStatusesOverHTTP() throws {
-        let cases: [(FakeGoogle.Answer, PlayVerdictClass)] = [
+        let cases: [(FakeGoogle.Answer, StoreVerdict)] = [
             (.googleError(403, "permissionDenied"), .internal),
             (.googleError(404, "purchaseTokenNotFound"), .providerUnavailable),
             (.googleError(400, "invalid"), .providerUnavailable),
@@ -119,7 +119,7 @@ let purchased = #"{"kind":"androidpublisher#productPurchase","purchaseTimeMillis
         let page = FakeGoogle()
         page.script("GET", subscriptionRoute, .json(410, "<html>Gone</html>"))
         #expect(try withClient(page) { client in refusal { _ = try client.readSubscription(token: token) } }?.verdict == .providerUnavailable)
-        for (status, verdict) in [(404, PlayVerdictClass.providerUnavailable), (403, .internal), (429, .providerUnavailable)] {
+        for (status, verdict) in [(404, StoreVerdict.providerUnavailable), (403, .internal), (429, .providerUnavailable)] {
             let fake = FakeGoogle()
             fake.script("GET", subscriptionRoute, .googleError(status, "x"))
             let r = try withClient(fake) { client in refusal { _ = try client.readSubscription(token: token) } }
@@ -142,7 +142,7 @@ let purchased = #"{"kind":"androidpublisher#productPurchase","purchaseTimeMillis
     }
 
     @Test func failedAcknowledgementNamesAcknowledging() throws {
-        for (answer, verdict) in [(FakeGoogle.Answer.googleError(403, "permissionDenied"), PlayVerdictClass.internal),
+        for (answer, verdict) in [(FakeGoogle.Answer.googleError(403, "permissionDenied"), StoreVerdict.internal),
                                   (.googleError(503, "backendError"), .providerUnavailable)] {
             let fake = FakeGoogle()
             fake.script("POST", productRoute + ":acknowledge", answer)
@@ -153,7 +153,7 @@ let purchased = #"{"kind":"androidpublisher#productPurchase","purchaseTimeMillis
     }
 
     @Test func tokenEndpointFailures() throws {
-        for (answer, verdict) in [(FakeGoogle.Answer.json(503, ""), PlayVerdictClass.providerUnavailable),
+        for (answer, verdict) in [(FakeGoogle.Answer.json(503, ""), StoreVerdict.providerUnavailable),
                                   (.json(429, ""), .providerUnavailable),
                                   (.json(400, #"{"error":"invalid_grant","error_description":"Invalid JWT Signature."}"#), .internal),
                                   (.json(200, "garbage"), .internal)] {

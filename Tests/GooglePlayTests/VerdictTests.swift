@@ -120,7 +120,7 @@ import Testing
     }
 
     @Test func acknowledgementFailuresNameAcknowledging() {
-        for (status, verdict) in [(401, PlayVerdictClass.internal), (403, .internal), (404, .providerUnavailable),
+        for (status, verdict) in [(401, StoreVerdict.internal), (403, .internal), (404, .providerUnavailable),
                                   (429, .providerUnavailable), (500, .providerUnavailable)] {
             do { try GooglePlayClient.acknowledgeStatus(status, call: "x"); Issue.record("passed") } catch {
                 #expect(error.verdict == verdict, "\(status)")

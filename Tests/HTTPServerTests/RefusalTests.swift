@@ -85,12 +85,15 @@ import Testing
         #expect(seen.withLock { $0.last }?.target == nil)
     }
 
-    @Test func theDefaultIsTheServersOwnErrorDocument() throws {
+    /// The server knows no body format: without a responder that renders its refusals, the
+    /// message is a line of plain text.
+    @Test func theDefaultIsAPlainTextLine() throws {
         var m = Machine(limits: HTTPLimits(), timeouts: timeouts, remoteAddress: "192.0.2.1", clock: clock)
         let action = latin1("GET / HTTP/3.0\r\n").withUnsafeBytes { m.bytesReceived($0) }
         guard case .write(let bytes) = action else { Issue.record("\(action)"); return }
         let written = try #require(WrittenResponse(bytes))
         #expect(written.status == 505)
-        #expect(String(decoding: written.body, as: UTF8.self) == #"{"error":"http_version_not_supported","status":505,"message":"only HTTP/1.x is supported"}"#)
+        #expect(written.header("Content-Type") == "text/plain; charset=utf-8")
+        #expect(String(decoding: written.body, as: UTF8.self) == "only HTTP/1.x is supported\n")
     }
 }

@@ -41,7 +41,22 @@ import Testing
     func unknownPathsAre404(path: String) {
         let response = answer(router(), "GET", path)
         #expect(response.status == 404)
-        #expect(response.headers.first("content-type") == "application/json")
+        #expect(response.headers.first("content-type") == "text/plain; charset=utf-8")
+        #expect(response.body == Array("no such path\n".utf8))
+    }
+
+    /// The router's own answers are rendered by the closure it is made with (the gateway's JSON).
+    @Test func itsOwnAnswersAreRenderedByItsMaker() {
+        var r = Router(answers: { status, message, fields in
+            var fields = fields
+            fields.add(name: "X-Rendered", value: "yes")
+            return HTTPResponse(status: status, headers: fields, body: Array(message.utf8))
+        })
+        r.get("/healthz") { _ in HTTPResponse(status: 200) }
+        let missing = answer(r, "GET", "/nowhere")
+        #expect(missing.status == 404 && missing.body == Array("no such path".utf8) && missing.headers.first("X-Rendered") == "yes")
+        let wrong = answer(r, "DELETE", "/healthz")
+        #expect(wrong.status == 405 && wrong.headers.first("Allow") == "GET, HEAD" && wrong.headers.first("X-Rendered") == "yes")
     }
 
     @Test func wrongMethodIs405WithAllow() {

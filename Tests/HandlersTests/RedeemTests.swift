@@ -48,6 +48,21 @@ import Testing
         #expect(h.redeem(lower, by: key, masterKey: master).credential == first.credential)
     }
 
+    /// A code revoked after its redemption: the key that redeemed it still gets its answer from
+    /// the record (its months were credited), every other key `code_invalid`.
+    @Test func theRedeemersRepeatOfACodeRevokedSinceIsAnsweredFromTheRecord() throws {
+        let key = Ed25519PrivateKey(), master = SecureRandom.bytes(32)
+        let code = try h.code(uses: 2)
+        let first = h.redeem(code, by: key, masterKey: master)
+        #expect(first.error == nil)
+        try h.codes.revoke(code)
+        let again = h.redeem(code, by: key, masterKey: master)
+        #expect(again.error == nil && again.credential == first.credential && again.statement == first.statement)
+        #expect(try h.ledger(of: key).count == 2)
+        #expect(h.issuer.count == 1)
+        #expect(h.redeem(code, by: Ed25519PrivateKey()).error == .codeInvalid)
+    }
+
     @Test func anotherKeyFindsTheCodeUsed() throws {
         let code = try h.code()
         #expect(h.redeem(code, by: Ed25519PrivateKey()).error == nil)

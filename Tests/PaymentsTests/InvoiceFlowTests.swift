@@ -4,12 +4,11 @@ import Foundation
 import Handlers
 import JSON
 import Ledger
-import Payments
+import Providers
 import Schema
 import Storage
 import TestSupport
 import Testing
-import Webhooks
 
 /// getBadgeInvoice → provider (the fakes over HTTP) → signed webhook → purchaseBadge, at the
 /// handler level: the rules of issue 9 one by one.
@@ -142,7 +141,7 @@ import Webhooks
         let outcomes = LockedOutcomes()
         DispatchQueue.concurrentPerform(iterations: 20) { _ in
             guard let event = try? h.stripeWebhook.event(body: Array(body.utf8), signatureHeader: header, now: h.clock.now) else { return }
-            outcomes.append(h.service.settle(event))
+            outcomes.append(h.service.settle(StripeProvider.paymentEvent(event), from: "stripe"))
         }
         let all = outcomes.all
         #expect(all.count == 20)
@@ -300,8 +299,7 @@ import Webhooks
             let record = try h.record(invoice.invoiceId)
             func deliver(_ type: String, id: String = UUID().uuidString) -> SettlementOutcome {
                 let body = #"{"deliveryId":"\#(id)","type":"\#(type)","invoiceId":"\#(record.providerRef)","storeId":"\#(h.fake.btcpayStore)"}"#
-                let header = try! h.fake.btcpaySignature(payload: body, secret: h.btcpayWebhookSecret)
-                return h.service.settle(try! h.btcpayWebhook.delivery(body: Array(body.utf8), signatureHeader: header))
+                return try! h.deliverBTCPay(body)
             }
             // a delivery claiming settlement is only a hint: BTCPay still says New
             #expect(deliver("InvoiceSettled") == .ignored("invoice not settled yet"))
@@ -326,8 +324,7 @@ import Webhooks
         let record = try h.record(invoice.invoiceId)
         func deliver(_ type: String) -> SettlementOutcome {
             let body = #"{"deliveryId":"\#(UUID().uuidString)","type":"\#(type)","invoiceId":"\#(record.providerRef)"}"#
-            let header = try! h.fake.btcpaySignature(payload: body, secret: h.btcpayWebhookSecret)
-            return h.service.settle(try! h.btcpayWebhook.delivery(body: Array(body.utf8), signatureHeader: header))
+            return try! h.deliverBTCPay(body)
         }
         try h.fake.setBTCPayStatus(record.providerRef, "Expired", additional: "PaidPartial")
         #expect(deliver("InvoiceExpired") == .applied("invoice closed"))
@@ -338,8 +335,7 @@ import Webhooks
         #expect(h.purchase(by: key, invoiceId: invoice.invoiceId, masterKey: SecureRandom.bytes(32)).credential != nil)
         // a delivery for an invoice we never made settles nothing
         let body = #"{"deliveryId":"x1","type":"InvoiceSettled","invoiceId":"FakeInvNope"}"#
-        let header = try h.fake.btcpaySignature(payload: body, secret: h.btcpayWebhookSecret)
-        #expect(h.service.settle(try h.btcpayWebhook.delivery(body: Array(body.utf8), signatureHeader: header)) == .ignored("delivery for no invoice"))
+        #expect(try h.deliverBTCPay(body) == .ignored("delivery for no invoice"))
     }
 }
 
@@ -350,8 +346,7 @@ extension InvoiceFlowTests {
     @Test func aLateCoinInvoiceIsAskedAboutAtBTCPayBeforeItIsCalledDead() throws {
         func deliver(_ record: InvoiceRecord, _ type: String) -> SettlementOutcome {
             let body = #"{"deliveryId":"\#(UUID().uuidString)","type":"\#(type)","invoiceId":"\#(record.providerRef)"}"#
-            let header = try! h.fake.btcpaySignature(payload: body, secret: h.btcpayWebhookSecret)
-            return h.service.settle(try! h.btcpayWebhook.delivery(body: Array(body.utf8), signatureHeader: header))
+            return try! h.deliverBTCPay(body)
         }
         func coinInvoice(_ key: Ed25519PrivateKey) throws -> InvoiceRecord {
             try h.record(try #require(h.invoice(by: key, via: .crypto(currency: .btc)).invoice).invoiceId)
@@ -359,7 +354,7 @@ extension InvoiceFlowTests {
         func purchase(_ key: Ed25519PrivateKey, _ record: InvoiceRecord) -> RPCResponse {
             h.purchase(by: key, invoiceId: record.invoiceId, masterKey: SecureRandom.bytes(32))
         }
-        let late = BadgeService.cryptoLateSeconds
+        let late = BTCPayProvider.lateSettlement.seconds
 
         // Closed by InvoiceExpired (partly paid), then paid in full late; every delivery of the
         // settlement failed. Past the late window, with BTCPay down: unreachable, not dead.

@@ -1,7 +1,7 @@
 import BadgeCore
 import Foundation
 import JSON
-import Payments
+import Providers
 import TestSupport
 import Testing
 
@@ -146,9 +146,9 @@ import Testing
         #expect(!listed.contains { [open, unpaid].contains($0.providerRef) })
         for settlement in listed {
             let expected = try #require(paid[settlement.providerRef])
-            #expect(settlement == .stripeSession(id: settlement.providerRef, clientReferenceId: expected.invoiceId,
-                                                 invoiceTag: expected.invoiceId, amountTotal: 1400, currency: "usd",
-                                                 paymentIntent: expected.intent))
+            let id = settlement.providerRef
+            #expect(settlement == ListedSettlement(providerRef: id, orderId: expected.invoiceId, change: .settled(PaymentSettlement(
+                providerRef: id, orderId: expected.invoiceId, amount: 1400, currency: "usd", paymentRef: expected.intent))))
         }
         let pages = try fake.requests("lists").compactMap(\.["query"])
         #expect(pages.count == 2, "\(pages)")
@@ -177,10 +177,9 @@ import Testing
         #expect(listed.count == settled.count && Set(listed.map(\.providerRef)) == Set(settled.keys))
         #expect(!listed.contains { $0.providerRef == pending })
         for settlement in listed {
-            guard case .btcpayInvoice(_, .settled(let orderId, _, let amount, let currency)) = settlement else {
-                Issue.record("\(settlement)"); continue
-            }
-            #expect(orderId == settled[settlement.providerRef] && amount == 1400 && currency == "usd")
+            guard case .settled(let paid) = settlement.change else { Issue.record("\(settlement)"); continue }
+            #expect(settlement.orderId == settled[settlement.providerRef] && paid.orderId == settlement.orderId)
+            #expect(paid.amount == 1400 && paid.currency == "usd" && paid.paymentRef == settlement.providerRef)
         }
         let pages = try fake.requests("lists").compactMap(\.["query"])
         #expect(pages.map { $0["skip"]?.arrayValue } == [["0"], ["100"]], "\(pages)")

@@ -3,7 +3,7 @@ import Crypto
 import Foundation
 import Handlers
 import Ledger
-import Payments
+import Providers
 import Schema
 import Storage
 import TestSupport
@@ -18,16 +18,30 @@ import Testing
 
     /// Every settlement both fakes list for invoices created around now, read as reconcile reads them.
     func listed() throws -> [ListedSettlement] {
+        try listed(by: settlingService()).flatMap(\.settlements)
+    }
+
+    /// Each provider's list, as reconcile reads them.
+    func listed(by service: BadgeService) throws -> [(provider: String, settlements: [ListedSettlement])] {
         let since = h.clock.now
-        return try h.stripe.settlements(createdSince: BadgeService.listingStart(provider: "stripe", since: since))
-            + h.btcpay.settlements(createdSince: BadgeService.listingStart(provider: "btcpay", since: since))
+        return try h.providers.listings.map { source in
+            (source.name, try source.settlements(createdSince: service.listingStart(provider: source.name, since: since)))
+        }
+    }
+
+    func settlingService() -> BadgeService {
+        let clock = h.clock
+        return BadgeService.settlingOnly(store: h.store, clock: { clock.now }, providers: h.providers)
     }
 
     func reconcile(dryRun: Bool = false) throws -> [String: ReconcileOutcome] {
-        let clock = h.clock
-        let service = BadgeService.settlingOnly(store: h.store, clock: { clock.now })
+        let service = settlingService()
         var outcomes: [String: ReconcileOutcome] = [:]
-        for settlement in try listed() { outcomes[settlement.providerRef] = service.reconcile(settlement, dryRun: dryRun) }
+        for list in try listed(by: service) {
+            for settlement in list.settlements {
+                outcomes[settlement.providerRef] = service.reconcile(settlement, from: list.provider, dryRun: dryRun)
+            }
+        }
         return outcomes
     }
 

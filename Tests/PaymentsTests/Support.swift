@@ -5,11 +5,11 @@ import Handlers
 import JSON
 import Ledger
 import Locking
-import Payments
+import OutsideHTTP
+import Providers
 import Schema
 import Storage
 import TestSupport
-import Webhooks
 
 /// A clock the test moves, starting at the real time (webhook signatures are made at the real time).
 final class MovableClock: Sendable {
@@ -53,12 +53,16 @@ final class PaymentHarness: @unchecked Sendable {
     }
     var stripeWebhook: StripeWebhook { StripeWebhook(secret: stripeWebhookSecret) }
     var btcpayWebhook: BTCPayWebhook { BTCPayWebhook(secret: btcpayWebhookSecret) }
+    var stripeProvider: StripeProvider { StripeProvider(checkout: stripe, webhook: stripeWebhook) }
+    var btcpayProvider: BTCPayProvider { BTCPayProvider(invoices: btcpay, webhook: btcpayWebhook) }
+    /// Both providers, as a deployment with both sections has them.
+    var providers: ProviderRegistry { ProviderRegistry([stripeProvider, btcpayProvider]) }
 
     /// A new service on the same database (what a restart keeps is what the database holds).
     func restart() {
         let clock = self.clock
         service = BadgeService(store: store, issuer: issuer, clock: { clock.now },
-                               providers: PaymentProviders(card: stripe, crypto: btcpay),
+                               providers: providers,
                                configuration: .init(catalogCacheSeconds: 0,
                                                     reportInternalError: { [internalErrors] l in internalErrors.withLock { $0.append(l) } },
                                                     reportProviderFailure: { [providerFailures] l in providerFailures.withLock { $0.append(l) } },
@@ -75,7 +79,7 @@ final class PaymentHarness: @unchecked Sendable {
     func racingService(store: (any BadgeStore)? = nil, card: (any PaymentProvider)? = nil) -> BadgeService {
         let clock = self.clock
         return BadgeService(store: store ?? self.store, issuer: issuer, clock: { clock.now },
-                            providers: PaymentProviders(card: card ?? stripe, crypto: btcpay))
+                            providers: ProviderRegistry([card ?? stripeProvider, btcpayProvider]))
     }
 
     func invoice(by key: Ed25519PrivateKey, offerId: String? = nil, via: PaymentVia = .card(provider: .stripe),
@@ -107,8 +111,19 @@ final class PaymentHarness: @unchecked Sendable {
     /// Verifies a body signed by PyPI `stripe` and settles it, as the gateway does.
     func deliverStripe(_ body: String, timestamp: Int? = nil, secret: String? = nil) throws -> SettlementOutcome {
         let header = try fake.stripeSignature(payload: body, secret: secret ?? stripeWebhookSecret, timestamp: timestamp)
-        let event = try stripeWebhook.event(body: Array(body.utf8), signatureHeader: header, now: clock.now)
-        return service.settle(event)
+        return try deliver(body, header: ("Stripe-Signature", header), to: stripeProvider)
+    }
+
+    /// Verifies a BTCPay delivery signed with Python's `hmac` and settles it, as the gateway does.
+    func deliverBTCPay(_ body: String) throws -> SettlementOutcome {
+        let header = try fake.btcpaySignature(payload: body, secret: btcpayWebhookSecret)
+        return try deliver(body, header: ("BTCPay-Sig", header), to: btcpayProvider)
+    }
+
+    /// `body` with its signature `header`, read by `provider` and settled by the service.
+    func deliver(_ body: String, header: (name: String, value: String), to provider: any PaymentProvider) throws -> SettlementOutcome {
+        let delivery = WebhookDelivery(body: Array(body.utf8), field: { $0.lowercased() == header.name.lowercased() ? header.value : nil })
+        return service.settle(try provider.event(of: delivery, at: clock.now), from: provider.name)
     }
 
     func record(_ invoiceId: String) throws -> InvoiceRecord {

@@ -5,12 +5,11 @@ import Handlers
 import JSON
 import Ledger
 import Locking
-import Payments
+import Providers
 import Schema
 import Storage
 import TestSupport
 import Testing
-import Webhooks
 
 /// getBadgeInvoice.upgrade (docs/protocol.md, Upgrades): the conversion credit, the proof's
 /// refusals, and the settlement's `upgrade` debit on the old purchase — once, whatever the
@@ -81,7 +80,7 @@ import Webhooks
         let again = try ask()
         #expect(again.errorCode == .paymentPending, "\(again)")
         #expect(try h.fake.requests("btcpay").filter { $0["method"]?.stringValue == "POST" }.count == created)
-        h.clock.now = record.expiresAt.adding(seconds: BadgeService.cryptoLateSeconds)
+        h.clock.now = record.expiresAt.adding(seconds: BTCPayProvider.lateSettlement.seconds)
         let later = try ask()
         #expect(later.invoice != nil && later.invoice?.invoiceId != first.invoiceId, "\(later)")
     }
@@ -185,7 +184,7 @@ import Webhooks
                                           by: third) }
         h.clock.now = record.expiresAt.adding(seconds: 3600)
         #expect(fundByReceipt().errorCode == .badRequest)
-        h.clock.now = record.expiresAt.adding(seconds: BadgeService.cardLateSeconds - 60)
+        h.clock.now = record.expiresAt.adding(seconds: StripeProvider.lateSettlement.seconds - 60)
         #expect(fundByReceipt().errorCode == .badRequest)
         #expect(try deliver(h.stripeEvent(type: "checkout.session.completed", object: h.paidSession(record)))
                 == .applied("invoice settled, upgrade debited 11 months"))
@@ -193,7 +192,7 @@ import Webhooks
         let other = Ed25519PrivateKey(), fourth = Ed25519PrivateKey()
         let (otherReceipt, otherLast) = try supporter12(other)
         let unpaid = try #require(upgradeInvoice(by: fourth, proof(from: other, to: fourth, receipt: otherReceipt, last: otherLast)).invoice)
-        h.clock.now = try h.record(unpaid.invoiceId).expiresAt.adding(seconds: BadgeService.cardLateSeconds + 60)
+        h.clock.now = try h.record(unpaid.invoiceId).expiresAt.adding(seconds: StripeProvider.lateSettlement.seconds + 60)
         let moved = h.send(.purchaseBadge(masterKey: SecureRandom.bytes(32), payment: .receipt(receipt: otherReceipt), upgrade: nil),
                            by: Ed25519PrivateKey())
         #expect(moved.credential != nil, "\(moved)")
@@ -207,7 +206,7 @@ import Webhooks
         let (receipt, last) = try supporter12(old)
         let moved = LockedValueBox<RPCResponse?>(nil)
         let h = self.h
-        let interposed = Interposed(inner: h.stripe) {
+        let interposed = Interposed(inner: h.stripeProvider) {
             moved.withLock { $0 = h.send(.purchaseBadge(masterKey: SecureRandom.bytes(32), payment: .receipt(receipt: receipt), upgrade: nil),
                                          by: third) }
         }
@@ -289,11 +288,16 @@ import Webhooks
 /// A card provider that runs `before` when asked, then asks `inner`: what lands while the
 /// service waits for the provider.
 struct Interposed: PaymentProvider {
-    let inner: StripeCheckout
+    let inner: StripeProvider
     let before: @Sendable () -> Void
     var name: String { inner.name }
+    var methods: Set<PaymentMethod> { inner.methods }
+    var lateSettlement: LateSettlement { inner.lateSettlement }
     func createPayment(_ request: PaymentRequest) throws(PaymentProviderError) -> PaymentDestination {
         before()
         return try inner.createPayment(request)
+    }
+    func event(of delivery: WebhookDelivery, at now: Timestamp) throws(WebhookRefusal) -> PaymentEvent {
+        try inner.event(of: delivery, at: now)
     }
 }

@@ -1,8 +1,8 @@
 import BadgeCore
 import Foundation
+import Providers
 import TestSupport
 import Testing
-import Webhooks
 
 /// `Stripe-Signature` and `BTCPay-Sig` checked against headers made by the independent
 /// implementations (PyPI `stripe`, Python `hmac`) and fixed vectors made with those two (secret whsec_test at t 1700000000; secret btcpaysecret).

@@ -200,10 +200,12 @@ import Testing
         }
         // Until the other session holds it (a loaded machine may start it late).
         let held = [UInt8](repeating: 0, count: 7) + [1]
-        // (A `for … where` would go on querying after the lock is seen, past its release.)
+        // (A `for … where` would go on querying after the lock is seen, past its release; pg_locks
+        // shows every database's locks, and other tests migrate theirs on the shared cluster.)
         let deadline = Date().addingTimeInterval(30)
         while try holder.database.readBlobsForTesting(
-            "SELECT int8send(count(*)) FROM pg_locks WHERE locktype = 'advisory' AND granted") != [held], Date() < deadline {
+            "SELECT int8send(count(*)) FROM pg_locks WHERE locktype = 'advisory' AND granted "
+            + "AND database = (SELECT oid FROM pg_database WHERE datname = current_database())") != [held], Date() < deadline {
             Thread.sleep(forTimeInterval: 0.01)
         }
         let started = Date()

@@ -17,24 +17,24 @@ import Testing
         _ = try database.open()
         let expected = SchemaPlan.steps.map { RecordedStep(version: $0.version, additive: $0.additive) }
         #expect(try recorded(database) == expected)
-        // The one step that rebuilt a table is the one not additive.
-        #expect(SchemaPlan.steps.filter { !$0.additive }.map(\.version) == [9])
+        // The steps that rebuilt a table on SQLite are the ones not additive.
+        #expect(SchemaPlan.steps.filter { !$0.additive }.map(\.version) == [9, 14])
         #expect(SchemaPlan.steps.last?.version == SQLiteDatabase.latestSchemaVersion)
     }
 
-    /// A database release 0.1.0 made (schema 12, no `additive` column) is migrated by one step,
-    /// reported from → to, and after it records steps 1–12 as the table classes them.
+    /// A database release 0.1.0 made (schema 12, no `additive` column) is migrated step by step,
+    /// each reported from → to, and after them records steps 1–12 as the table classes them.
     @Test func aDatabaseOfTheReleaseBeforeIsMigratedOneReportedStepKeepingItsRows() throws {
         let data = dir.file("data")
         try ReleaseFixture.copyDataDirectory(to: data)
         let path = data + "/badges.sqlite"
         let before = try SQLiteDatabase.schemaPlan(path: path)
         #expect(before.found == 12 && before.recorded.allSatisfy { !$0.additive })
-        #expect(before.pending.map(\.version) == [13])
+        #expect(before.pending.map(\.version) == Array(13...SQLiteDatabase.latestSchemaVersion))
         let events = LockedValueBox<[SchemaEvent]>([])
         let store = try SQLiteBadgeStore(path: path, report: { event in events.withLock { $0.append(event) } })
         let reported = events.withLock { $0 }
-        #expect(reported.count == 1)
+        #expect(reported.count == SQLiteDatabase.latestSchemaVersion - 12)
         guard case .migrated(from: 12, to: 13, _) = reported.first else { Issue.record("\(reported)"); return }
         #expect(try SQLiteDatabase.schemaPlan(path: path).recorded == SchemaPlan.steps.map { RecordedStep(version: $0.version, additive: $0.additive) })
         // the release's purchase, its two ledger rows and its issuance are all there
@@ -129,6 +129,57 @@ import Testing
         // binary's latest are judged, and every binary that judges them knows step 13
         let unmarked = SchemaPlan(recorded: rows(1...latest, additive: false) + rows((latest + 1)...(latest + 1)))
         #expect(unmarked.servesNewer)
+    }
+
+    /// Step 14 (issue 37): an invoice records any provider's name, where schema 13 refused every
+    /// name but `stripe` and `btcpay`. On SQLite the table is rebuilt: its rows, its one-open-invoice
+    /// index and the upgrade that names one of its invoices (a foreign key) all survive it.
+    @Test(arguments: StoreBackend.allCases) func afterStep14AnInvoiceRecordsAnyProviderName(_ backend: StoreBackend) throws {
+        let database = try backend.makeDatabase(in: dir)
+        func execute(_ sql: String) throws {
+            switch database {
+            case .sqlite(let path): try SQLiteDatabase(path: path, migrate: false, acceptingOlderSchema: true).executeForTesting(sql)
+            case .postgres(let settings): try PostgresDatabase.execute(sql, settings: settings)
+            }
+        }
+        func invoice(_ id: String, provider: String, status: String) -> String {
+            """
+            INSERT INTO badge_invoices (invoice_id, purchase_key, badge_type, months, price, discount, credit, amount, currency,
+                                        price_id, offer_id, provider, method, provider_ref, payment_url, address, crypto_amount,
+                                        status, created_at, expires_at, paid_at, payment_ref)
+            VALUES ('\(id)', 'key-\(id)', 'supporter', 1, 700, 0, 0, 700, 'usd', 'p', NULL, '\(provider)', 'card', 'ref-\(id)',
+                    'https://pay.test/\(id)', NULL, NULL, '\(status)', 1, 2, NULL, NULL);
+            """
+        }
+        switch database {
+        case .sqlite(let path): try SQLiteDatabase.createForTesting(path: path, atVersion: 13)
+        case .postgres(let settings): try PostgresDatabase.createForTesting(settings: settings, atVersion: 13)
+        }
+        let byte: String
+        switch database {
+        case .sqlite: byte = "X'00'"
+        case .postgres: byte = "'\\x00'::bytea"
+        }
+        try execute("""
+            INSERT INTO badge_purchases (purchase_id, purchase_key, master_key, badge_type, created_at) VALUES (1, 'old', \(byte), 'supporter', 1);
+            \(invoice("paid", provider: "stripe", status: "paid"))
+            \(invoice("open", provider: "btcpay", status: "open"))
+            INSERT INTO badge_invoice_upgrades (invoice_id, from_purchase_id, months) VALUES ('paid', 1, 3);
+            """)
+        #expect(throws: (any Error).self, "schema 13 refuses another provider's name") {
+            try execute(invoice("bank", provider: "bank_transfer", status: "closed"))
+        }
+        let store = try database.open()
+        try execute(invoice("bank", provider: "bank_transfer", status: "closed"))
+        let (paid, open, bank, upgrade) = try store.read { r in
+            (try r.invoice(id: "paid"), try r.invoice(id: "open"), try r.invoice(provider: "bank_transfer", providerRef: "ref-bank"),
+             try r.invoiceUpgrade(invoiceId: "paid"))
+        }
+        #expect(paid?.provider == "stripe" && paid?.status == .paid && open?.status == .open)
+        #expect(bank?.invoiceId == "bank" && upgrade?.months == 3)
+        // one open invoice per key, and the upgrade's invoice must exist: the index and the key held
+        #expect(throws: (any Error).self) { try execute(invoice("open2", provider: "btcpay", status: "open").replacingOccurrences(of: "key-open2", with: "key-open")) }
+        #expect(throws: (any Error).self) { try execute("INSERT INTO badge_invoice_upgrades (invoice_id, from_purchase_id, months) VALUES ('none', 1, 1);") }
     }
 
     func recorded(_ database: TestDatabase) throws -> [RecordedStep] { try plan(database).recorded }

@@ -18,10 +18,16 @@ enum ClientCommand {
         Usage: badge-service client [--server URL] [--key-file FILE] <command>
 
           catalog [--signed]   the catalog; signed, with your purchase's statement
-          redeem CODE          redeem a code under your purchase key (the first credential)
+          redeem FILE|-        redeem the code FILE holds (- : standard input) under your
+                               purchase key (the first credential)
           issue                ask for the month due (or the current credential)
-          send JSON            sign and send any command object, e.g. '{"type":"pauseBadge"}'
+          send FILE|-          sign and send the command object FILE holds (- : standard input),
+                               e.g. echo '{"type":"pauseBadge"}' | badge-service client send -
           show                 your purchase key and what the key file holds
+
+        Codes and command objects (which carry master keys, receipts and store tokens) are read
+        from a file or standard input, never taken on the command line, where other users' ps
+        and the shell's history would show them.
 
         --server defaults to $BADGE_SERVICE_SERVER, else http://127.0.0.1:8080; --key-file to
         ./badge-client.json (created on first use with a fresh purchase key and master key). The
@@ -46,11 +52,16 @@ enum ClientCommand {
         let asked: Asked
         switch sub {
         case "catalog": asked = .catalog(signed: args.flag("signed"))
-        case "redeem": asked = .redeem(code: try args.requiredPositional("the code"))
+        case "redeem":
+            let source = try args.requiredPositional("the file holding the code (or - for standard input)")
+            if BadgeCode(parsing: source) != nil { throw SecretInput.onCommandLine("a code") }
+            asked = .redeem(code: try SecretInput.read(source, what: "the code"))
         case "issue": asked = .issue
         case "send":
-            let text = try args.requiredPositional("a command object in JSON")
-            do { asked = .send(try JSONValue.parse(text)) } catch { throw UsageError("not JSON: \(error)") }
+            let source = try args.requiredPositional("the file holding a command object in JSON (or - for standard input)")
+            if source.hasPrefix("{") { throw SecretInput.onCommandLine("a command object") }
+            let text = try SecretInput.read(source, what: "the command object")
+            do { asked = .send(try JSONValue.parse(text)) } catch { throw UsageError("\(source == "-" ? "standard input" : source): not JSON: \(error)") }
         case "show": asked = .show
         default: throw UsageError("unknown client command '\(sub)'")
         }

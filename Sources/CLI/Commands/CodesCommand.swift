@@ -1,5 +1,6 @@
 import BadgeCore
 import Handlers
+import Ledger
 import Storage
 
 /// `badge-service codes create | revoke | list`.
@@ -13,9 +14,10 @@ enum CodesCommand {
                         --expires an RFC 3339 redemption deadline, --payment default paid
                         The codes are stored before they are printed: if the output is cut
                         short, revoke the unseen ones by the hash prefix codes list shows.
-          revoke CODE|HASH-PREFIX
-                        redeeming it then answers code_invalid; a code never seen is named by
-                        the hash prefix codes list shows (8 to 64 hex digits, one code only)
+          revoke HASH-PREFIX | revoke --code-file FILE|-
+                        redeeming it then answers code_invalid. The code is named by the hash
+                        prefix codes list shows (8 to 64 hex digits, one code only), or read from
+                        FILE (- : standard input), never taken on the command line
           list          every code (by hash prefix): type, months, redemptions/uses, payment, expiry
         """
 
@@ -41,7 +43,13 @@ enum CodesCommand {
                 .create(badgeType: type, months: months, uses: uses, expires: expires, payment: payment, count: count)
             for code in codes { output.out(code) }
         case "revoke":
-            let code = try args.requiredPositional("the code, or its hash prefix, to revoke")
+            let code: String
+            if let file = try args.option("code-file") {
+                code = try SecretInput.read(file, what: "the code")
+            } else {
+                code = try args.requiredPositional("the hash prefix of the code to revoke (or --code-file FILE|-)")
+                if BadgeCode(parsing: code) != nil { throw SecretInput.onCommandLine("a code") }
+            }
             let common = try CommonOptions.parse(&args, environment: environment)
             try args.finish()
             try CodeAdmin(store: try common.openStore(), clock: systemClock).revoke(code)

@@ -21,13 +21,14 @@ enum IssuerCommand {
           activate --index N [--config FILE] [--data DIR]
                                      sign new credentials with the key at index N (it must hold a
                                      secret key); a running serve uses it within a second or on SIGHUP
-          sign --secret-key-file FILE --index N --master-key M --expiry TS --type T
+          sign --secret-key-file FILE --index N --master-key-file FILE --expiry TS --type T
                                      print a credential, for testing a client's configuration
           verify --public-key PK --credential FILE
                                      exit 0 when the credential verifies, 1 otherwise
 
-        A secret key is read from FILE (base64url, as keygen prints it), or from standard input
-        when FILE is -; never from the command line, where other users' `ps` would show it.
+        A secret key, or a master key (base64url), is read from FILE (as keygen prints it), or
+        from standard input when FILE is -; never from the command line, where other users' `ps`
+        would show it.
         """
 
     static func run(_ args: inout CommandLineArguments, environment: [String: String], output: CommandOutput) throws {
@@ -74,11 +75,13 @@ enum IssuerCommand {
         case "sign":
             let secretFile = try args.required("secret-key-file")
             guard let index = try args.int("index", in: IssuerKeyring.indexRange) else { throw UsageError("--index is required") }
-            let master = try args.required("master-key")
+            let masterFile = try args.required("master-key-file")
+            if secretFile == "-" && masterFile == "-" { throw UsageError("only one of --secret-key-file and --master-key-file can be -") }
             let expiry = try args.required("expiry")
             let type = try args.required("type")
             try args.finish()
             let secret = try readSecretKey(secretFile)
+            let master = try SecretInput.read(masterFile, what: "the master key")
             output.out(try sign(secretKey: secret, index: index, masterKey: master, expiry: expiry, type: type).json.text())
         case "verify":
             let pub = try args.required("public-key")

@@ -1,6 +1,6 @@
 import BadgeCore
 import Handlers
-import Payments
+import Providers
 
 /// `badge-service reconcile [--since TIME] [--dry-run]`: after a restore, the settlements the
 /// providers made since the backup, applied to the restored database as their webhooks would have.
@@ -48,16 +48,20 @@ enum ReconcileCommand {
             }
             since = record.madeAt
         }
-        var sources: [any SettlementListing] = []
-        if let stripe = try config.stripeCheckout() { sources.append(stripe) }
-        if let btcpay = try config.btcpayInvoices() { sources.append(btcpay) }
-        guard !sources.isEmpty else { throw CommandFailure("neither [stripe] nor [btcpay] is configured: nothing to reconcile") }
+        let providers = try config.paymentProviders()
+        let sources = providers.listings
+        guard !sources.isEmpty else {
+            let sections = providers.catalog.map { "[\($0.name)]" }
+            let which = sections.count == 2 ? "neither \(sections[0]) nor \(sections[1])" : "none of \(sections.joined(separator: ", "))"
+            throw CommandFailure("\(which) is configured: nothing to reconcile")
+        }
         let store = try common.openStore()
+        let service = BadgeService.settlingOnly(store: store, clock: systemClock, providers: providers)
 
         // Every list is read first: a provider that fails leaves the database as it was.
         var lists: [(provider: String, from: Timestamp, settlements: [ListedSettlement])] = []
         for source in sources {
-            let from = BadgeService.listingStart(provider: source.name, since: since)
+            let from = service.listingStart(provider: source.name, since: since)
             do {
                 lists.append((source.name, from, try source.settlements(createdSince: from)))
             } catch {
@@ -65,14 +69,13 @@ enum ReconcileCommand {
             }
         }
         output.out("reconciling the settlements since \(RFC3339.format(since))\(dryRun ? " (dry run: nothing is written)" : "")")
-        let service = BadgeService.settlingOnly(store: store, clock: systemClock)
         var appliedSoFar = 0
         for list in lists {
             var tally = Tally()
             var seen = Set<String>()
             for settlement in list.settlements where seen.insert(settlement.providerRef).inserted {
                 let reference = "\(list.provider) payment \(settlement.providerRef)"
-                switch service.reconcile(settlement, dryRun: dryRun) {
+                switch service.reconcile(settlement, from: list.provider, dryRun: dryRun) {
                 case .applied(let invoiceId, let what):
                     tally.applied += 1
                     output.out("\(dryRun ? "would apply" : "applied") \(reference) to invoice \(invoiceId): \(what)")

@@ -1,17 +1,12 @@
 import HTTPServer
-
-/// A key path that may be kept in the key table (shared between threads).
-public typealias SendableKeyPath<Root, Value> = WritableKeyPath<Root, Value> & Sendable
+import Settings
 
 /// One key the configuration knows: its section and name, how its text is read, and how its
 /// effective value is shown. ``ServiceConfiguration/keys`` lists every one; any other key,
 /// section or `BADGE_SERVICE_*` variable is an error.
 public struct ConfigurationKey: Sendable {
     /// Why a value was refused: what was expected instead.
-    public struct Rejection: Error, Equatable {
-        public let expected: String
-        public init(expected: String) { self.expected = expected }
-    }
+    public typealias Rejection = SettingRejection
 
     public let section: String
     public let name: String
@@ -142,18 +137,4 @@ public struct ConfigurationKey: Sendable {
         }
         return n
     }
-}
-
-/// What a key is when nothing sets it, as `config check` shows it and the README's
-/// configuration table states it (a test holds the two together).
-public enum KeyDefault: Sendable, Equatable {
-    /// A value the key could be set to, the one a fresh configuration shows (`8080`, `on`).
-    case value(String)
-    /// Worked out from something else, described (`twice the CPUs, at least 4`); the effective
-    /// value is shown beside it.
-    case derived(String)
-    /// Not set; `meaning` says what that does (`SQLite`, `off`), if anything needs saying.
-    case unset(String?)
-    /// A present section cannot do without it.
-    case required
 }

@@ -3,40 +3,6 @@
 /// invoice. Only documented shapes are checked: nothing that could refuse a real value. The
 /// value is never part of the message (these keys are secrets, or may hold one pasted wrongly).
 enum KeyShape {
-    /// `[stripe] secret_key`: a secret (`sk_…`) or restricted (`rk_…`) key; a publishable key
-    /// cannot create Checkout Sessions.
-    static func stripeSecretKey(_ value: String) throws(ConfigurationKey.Rejection) {
-        if value.hasPrefix("sk_") || value.hasPrefix("rk_") { return }
-        let expected = "a Stripe secret key (sk_…) or restricted key (rk_…) from the Dashboard's API keys page"
-        if value.hasPrefix("pk_") {
-            throw ConfigurationKey.Rejection(expected: "\(expected); this is a publishable key (pk_…), which cannot create Checkout Sessions")
-        }
-        if value.hasPrefix("whsec_") {
-            throw ConfigurationKey.Rejection(expected: "\(expected); this is a webhook signing secret (whsec_…), which belongs in webhook_secret")
-        }
-        throw ConfigurationKey.Rejection(expected: expected)
-    }
-
-    /// `[stripe] webhook_secret`: the endpoint's signing secret, `whsec_…`, whole.
-    static func stripeWebhookSecret(_ value: String) throws(ConfigurationKey.Rejection) {
-        if value.hasPrefix("whsec_") { return }
-        let expected = "the webhook endpoint's signing secret, whsec_… whole, from the Dashboard's webhook page"
-        if ["sk_", "rk_", "pk_"].contains(where: value.hasPrefix) {
-            throw ConfigurationKey.Rejection(expected: "\(expected); this is an API key, which belongs in secret_key")
-        }
-        throw ConfigurationKey.Rejection(expected: expected)
-    }
-
-    /// `[stripe] publishable_key` (unused): `pk_…`; a secret key here would be shown by `config check`.
-    static func stripePublishableKey(_ value: String) throws(ConfigurationKey.Rejection) {
-        if value.hasPrefix("pk_") { return }
-        let expected = "a Stripe publishable key (pk_…)"
-        if value.hasPrefix("sk_") || value.hasPrefix("rk_") {
-            throw ConfigurationKey.Rejection(expected: "\(expected); this is a secret key, which belongs in secret_key")
-        }
-        throw ConfigurationKey.Rejection(expected: expected)
-    }
-
     /// `[apple] key_id`: the In-App Purchase key's id, 10 letters and digits (README, App Store).
     static func appleKeyID(_ value: String) throws(ConfigurationKey.Rejection) {
         guard value.utf8.count == 10, value.utf8.allSatisfy({ isASCIIAlphanumeric($0) }) else {

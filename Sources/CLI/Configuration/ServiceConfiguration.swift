@@ -1,6 +1,8 @@
 import Foundation
 import HTTPServer
+import Providers
 import RequestAuth
+import Settings
 import Storage
 import Wallet
 
@@ -64,8 +66,9 @@ public struct ServiceConfiguration: Sendable, Equatable {
     // Store and provider sections; nil (absent) means that provider answers provider_not_configured.
     public var apple: AppleStoreSettings?
     public var google: GooglePlaySettings?
-    public var stripe: StripeSettings?
-    public var btcpay: BTCPaySettings?
+    /// The payment provider sections present, by section (``ProviderCatalog``): read with
+    /// ``payment(_:)``.
+    public var paymentSections: [String: PresentSection] = [:]
     // [wallet]
     /// A coin purchase without a store payload grants the pack's coins (simulators); never where real money flows.
     public var allowDevCoinGrants = false
@@ -90,6 +93,16 @@ public struct ServiceConfiguration: Sendable, Equatable {
     /// Read-only connections opened at start: one per worker, at most 8 (reads are short, and a
     /// worker past them waits for one).
     public var databaseReaders: Int { min(max(workers, 1), 8) }
+
+    /// The settings of the payment provider section `Section`, nil when it is absent.
+    public func payment<Section: StoreSettings>(_ section: Section.Type) -> Section? {
+        paymentSections[Section.section]?.settings as? Section
+    }
+
+    /// Sets (or, with nil, removes) the payment provider section `Section`.
+    public mutating func setPayment<Section: StoreSettings>(_ settings: Section?, as section: Section.Type = Section.self) {
+        paymentSections[Section.section] = settings.map(PresentSection.init)
+    }
 
     /// The providers whose sections are present.
     public var configuredProviders: Set<String> {
@@ -169,8 +182,9 @@ public struct ServiceConfiguration: Sendable, Equatable {
         .flag("development", "ask_store_every_request", \.askStoreEveryRequest),
     ]
 
-    /// The store and provider sections, each declaring its keys in its ``StoreSettings`` type.
-    static let stores: [StoreSlot] = [StoreSlot(\.apple), StoreSlot(\.google), StoreSlot(\.stripe), StoreSlot(\.btcpay)]
+    /// The store and provider sections, each declaring its keys in its ``StoreSettings`` type:
+    /// the stores', then every payment provider's of the catalog.
+    static let stores: [StoreSlot] = [StoreSlot(\.apple), StoreSlot(\.google)] + ProviderCatalog.deployed.map { StoreSlot(payment: $0) }
 
     /// Every key: the core keys, then each store section's.
     public static let keys: [ConfigurationKey] = coreKeys + stores.flatMap(\.keys)
@@ -213,27 +227,22 @@ public struct ServiceConfiguration: Sendable, Equatable {
         return config
     }
 
-    /// A present `[stripe]`, `[btcpay]` or `[google]` section missing a key it cannot work without
+    /// A present payment provider section or `[google]` missing a key it cannot work without
     /// (a half-configured provider would take payments it could never settle), and a part of
     /// `[apple]`'s App Store Server API key. `serve` and
     /// `config check` refuse such a configuration; the other commands do not use the providers.
     public func incompletePaymentSections() -> [ConfigurationError] {
         var errors: [ConfigurationError] = []
-        func require(_ section: String, _ keys: [(String, String?)]) {
+        func require(_ section: String, _ missing: [String]) {
             let at = presence(ofSection: section) ?? .builtIn
-            for (key, value) in keys where (value ?? "").isEmpty {
-                errors.append(.missingKey(section: section, key: key, at: at))
-            }
+            for key in missing { errors.append(.missingKey(section: section, key: key, at: at)) }
         }
-        if let s = stripe {
-            require("stripe", [("secret_key", s.secretKey), ("webhook_secret", s.webhookSecret),
-                               ("success_url", s.successURL), ("cancel_url", s.cancelURL)])
-        }
-        if let b = btcpay {
-            require("btcpay", [("url", b.url), ("api_key", b.apiKey), ("store_id", b.storeID), ("webhook_secret", b.webhookSecret)])
+        // Each section's required keys are the ones its key table marks required.
+        for kind in ProviderCatalog.deployed {
+            if let section = paymentSections[kind.name] { require(kind.name, section.settings.missingRequiredKeys) }
         }
         if let g = google {
-            require("google", [("package_name", g.packageName), ("service_account", g.serviceAccountFile)])
+            require("google", g.missingRequiredKeys)
             // The push keys are optional (without them POST /webhooks/google answers 501), but a part of them is a mistake.
             let push = [("push_audience", g.pushAudience), ("push_service_account", g.pushServiceAccount)]
             if push.contains(where: { !($0.1 ?? "").isEmpty }) || g.pushJWKSURL != nil {
@@ -390,6 +399,16 @@ public struct ServiceConfiguration: Sendable, Equatable {
     }
 }
 
+/// A payment provider section that is present, whichever kind: its settings (equal when they
+/// are the same settings of the same kind).
+public struct PresentSection: Sendable, Equatable {
+    public let settings: any StoreSettings
+
+    public init(_ settings: any StoreSettings) { self.settings = settings }
+
+    public static func == (a: PresentSection, b: PresentSection) -> Bool { a.settings.isEqual(to: b.settings) }
+}
+
 /// One store section: how to tell it is present, open it, and its keys as configuration keys.
 struct StoreSlot: Sendable {
     let section: String
@@ -397,16 +416,30 @@ struct StoreSlot: Sendable {
     let open: @Sendable (inout ServiceConfiguration) -> Void
     let keys: [ConfigurationKey]
 
+    /// A store's section, kept in its own property.
     init<S: StoreSettings>(_ slot: any SendableKeyPath<ServiceConfiguration, S?>) {
+        self.init(S.self, get: { $0[keyPath: slot] }, set: { c, s in c[keyPath: slot] = s })
+    }
+
+    /// A payment provider kind's section, kept in ``ServiceConfiguration/paymentSections``.
+    init(payment kind: any ConfiguredProvider.Type) {
+        func slot<K: ConfiguredProvider>(_ kind: K.Type) -> StoreSlot {
+            StoreSlot(K.Settings.self, get: { $0.payment(K.Settings.self) }, set: { c, s in c.setPayment(s) })
+        }
+        self = slot(kind)
+    }
+
+    init<S: StoreSettings>(_ type: S.Type, get: @escaping @Sendable (ServiceConfiguration) -> S?,
+                           set: @escaping @Sendable (inout ServiceConfiguration, S?) -> Void) {
         section = S.section
-        isPresent = { $0[keyPath: slot] != nil }
-        open = { c in if c[keyPath: slot] == nil { c[keyPath: slot] = S() } }
+        isPresent = { get($0) != nil }
+        open = { c in if get(c) == nil { set(&c, S()) } }
         keys = S.keys.map { key in
             var wrapped = ConfigurationKey(section: S.section, name: key.name, isSecret: key.isSecret, read: { c, v throws(ConfigurationKey.Rejection) in
-                var store = c[keyPath: slot] ?? S()
+                var store = get(c) ?? S()
                 try key.read(&store, v)
-                c[keyPath: slot] = store
-            }, show: { c in c[keyPath: slot].flatMap(key.show) }, shownDefault: { key.show(S()) })
+                set(&c, store)
+            }, show: { c in get(c).flatMap(key.show) }, shownDefault: { key.show(S()) })
             wrapped.hidesRefusedValue = key.hidesRefusedValue
             wrapped.describedDefault = key.describedDefault
             return wrapped

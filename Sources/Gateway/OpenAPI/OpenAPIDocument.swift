@@ -1,5 +1,6 @@
 import HTTPServer
 import JSON
+import Providers
 import Schema
 
 /// The OpenAPI 3.1 description of the HTTP surface (README, HTTP surface), served at
@@ -128,7 +129,8 @@ public enum OpenAPIDocument {
             id: "openAPI", summary: "This document.",
             responses: httpLayerResponses(besides: []).adding("200", ["description": "schema/badges-rpc.openapi.json",
                                 "content": ["application/json": ["schema": ["type": "object", "required": ["openapi", "paths"]]]]]))]
-        for (provider, header) in [("stripe", "Stripe-Signature"), ("btcpay", "BTCPay-Sig")] {
+        for kind in ProviderCatalog.deployed {
+            let provider = kind.name, header = kind.signatureHeader
             // The gateway's answers (Gateway.webhook): the provider redelivers on anything but 2xx.
             var responses = httpLayerResponses(besides: [400, 501, 503])
             responses["200"] = ["description": "Handled: `applied` (it settled, closed or refunded an invoice), `duplicate` (an event id already handled), or `ignored` (an event that settles nothing, e.g. for an unknown invoice or another amount).",

@@ -51,7 +51,7 @@ final class Connection: @unchecked Sendable {
         machine = HTTPConnectionStateMachine(limits: loop.context.configuration.limits,
                                              timeouts: loop.context.configuration.timeouts,
                                              remoteAddress: remoteAddress, clock: loop.clock,
-                                             refusals: loop.context.refusals,
+                                             refusals: loop.context.refusals, answers: loop.context.answers,
                                              headCheck: { [responder = loop.context.responder] in responder.checkHead($0) },
                                              budget: loop.budget)
     }

@@ -79,6 +79,8 @@ package struct HTTPConnectionStateMachine<Clock: HTTPConnectionClock> {
     let remoteAddress: String
     /// The responder's answer to a refusal (``HTTPResponder/refused(_:)``).
     let refusals: @Sendable (HTTPRefusal) -> HTTPResponse
+    /// The responder's rendering of the server's own answers (``HTTPResponder/answer(status:message:headers:)``).
+    let answers: @Sendable (Int, String, HTTPHeaders) -> HTTPResponse
     /// Judges a head (as a request without body) before `100 Continue` is sent; nil lets it continue.
     let headCheck: ((HTTPRequest) -> HTTPResponse?)?
     /// The loop's share of the request-buffer memory; nil: unbounded.
@@ -105,8 +107,10 @@ package struct HTTPConnectionStateMachine<Clock: HTTPConnectionClock> {
     /// A machine for a connection accepted now.
     package init(limits: HTTPLimits, timeouts: HTTPTimeouts, remoteAddress: String, clock: Clock,
                  refusals: @escaping @Sendable (HTTPRefusal) -> HTTPResponse = { $0.defaultResponse },
+                 answers: @escaping @Sendable (Int, String, HTTPHeaders) -> HTTPResponse = { .plain(status: $0, message: $1, headers: $2) },
                  headCheck: ((HTTPRequest) -> HTTPResponse?)? = nil, budget: RequestBufferBudget? = nil) {
         self.refusals = refusals
+        self.answers = answers
         self.headCheck = headCheck
         self.budget = budget
         self.clock = clock
@@ -196,7 +200,7 @@ package struct HTTPConnectionStateMachine<Clock: HTTPConnectionClock> {
         let close = !head.keepAlive || shuttingDown || (inputClosed && parkedOffset >= parked.count)
             || self.sequence >= UInt64(limits.maxRequestsPerConnection)
         let encoded = HTTPResponseEncoder.encode(response, isHEAD: head.method == "HEAD", version: head.version,
-                                                 close: close, clock: clock)
+                                                 close: close, clock: clock, answers: answers)
         state = .writing(close: encoded.close)
         deadline = clock.nanoseconds &+ writeTimeout
         return .write(encoded.bytes)
@@ -299,7 +303,8 @@ package struct HTTPConnectionStateMachine<Clock: HTTPConnectionClock> {
         state = .writing(close: true)
         deadline = clock.nanoseconds &+ writeTimeout
         releaseBuffers()
-        return .write(HTTPResponseEncoder.encode(response, isHEAD: isHEAD, version: version, close: true, clock: clock).bytes)
+        return .write(HTTPResponseEncoder.encode(response, isHEAD: isHEAD, version: version, close: true, clock: clock,
+                                                 answers: answers).bytes)
     }
 
     private func request(_ head: HTTPRequestHead, body: [UInt8]) -> HTTPRequest {

@@ -358,8 +358,10 @@ final class EventLoop: @unchecked Sendable {
     /// Answers a connection the policy refused with 503 and closes it. The socket is new and its
     /// send buffer empty, so one non-blocking send carries the whole answer.
     private func refuse(_ fd: Int32, message: String) {
-        let response = HTTPResponse.error(status: 503, message: message, headers: ["Retry-After": "1"])
-        let bytes = HTTPResponseEncoder.encode(response, isHEAD: false, version: .http1_1, close: true, clock: clock).bytes
+        var response = context.answers(503, message, ["Retry-After": "1"])
+        response.status = 503
+        let bytes = HTTPResponseEncoder.encode(response, isHEAD: false, version: .http1_1, close: true, clock: clock,
+                                               answers: context.answers).bytes
         _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
         Glibc.close(fd)
     }

@@ -28,6 +28,6 @@ public struct HTTPRefusal: Sendable, Equatable {
         target.map { HTTPRequest.pathAndQuery(ofTarget: $0).path }
     }
 
-    /// The server's own answer: the small JSON error document of ``HTTPResponse/error(status:message:headers:)``.
-    public var defaultResponse: HTTPResponse { .error(status: status, message: message) }
+    /// The answer of a responder that renders none of its own: ``HTTPResponse/plain(status:message:headers:)``.
+    public var defaultResponse: HTTPResponse { .plain(status: status, message: message) }
 }

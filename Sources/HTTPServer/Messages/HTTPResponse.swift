@@ -1,5 +1,3 @@
-import JSON
-
 /// A final response from a responder.
 ///
 /// The server owns framing: it adds `Date`, `Content-Length` (never on 204 or 304) and, when it
@@ -30,39 +28,13 @@ public struct HTTPResponse: Sendable {
         self.init(status: status, headers: headers, body: Array(body.utf8))
     }
 
-    /// The small JSON error document the server and the router use for the refusals they make
-    /// themselves: `{"error":"<slug>","status":<code>,"message":"<text>"}`.
-    public static func error(status: Int, message: String, headers: HTTPHeaders = [:]) -> HTTPResponse {
+    /// A short plain-text answer (`message` and a newline): what the server and the router send
+    /// for their own refusals when the responder renders none of its own
+    /// (``HTTPResponder/answer(status:message:headers:)``).
+    public static func plain(status: Int, message: String, headers: HTTPHeaders = [:]) -> HTTPResponse {
         var headers = headers
-        headers.replaceOrAdd(name: "Content-Type", value: "application/json")
-        return HTTPResponse(status: status, headers: headers,
-                            body: HTTPErrorBody.json(status: status, message: message))
-    }
-}
-
-/// The server's own error bodies.
-enum HTTPErrorBody {
-    static func json(status: Int, message: String) -> [UInt8] {
-        let body: JSONValue = ["error": .string(slug(for: status)), "status": .number(JSONNumber(status)), "message": .string(message)]
-        return body.serialized()
-    }
-
-    static func slug(for status: Int) -> String {
-        switch status {
-        case 400: "bad_request"
-        case 404: "not_found"
-        case 405: "method_not_allowed"
-        case 408: "request_timeout"
-        case 413: "content_too_large"
-        case 414: "uri_too_long"
-        case 417: "expectation_failed"
-        case 431: "request_header_fields_too_large"
-        case 500: "internal"
-        case 501: "not_implemented"
-        case 503: "unavailable"
-        case 505: "http_version_not_supported"
-        default: "error"
-        }
+        headers.replaceOrAdd(name: "Content-Type", value: "text/plain; charset=utf-8")
+        return HTTPResponse(status: status, headers: headers, body: Array((message + "\n").utf8))
     }
 }
 

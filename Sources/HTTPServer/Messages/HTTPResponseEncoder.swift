@@ -8,11 +8,18 @@ package enum HTTPResponseEncoder {
     /// Encodes `response` to a request with `version`, dropping the body for HEAD, 204 and 304.
     /// Returns the bytes and whether the connection closes after them: `close` as asked, or
     /// because the responder set `Connection: close`. An invalid response (status outside
-    /// 200…599, a header name that is not a token, a value with CR/LF/NUL/CTL) is replaced by a 500.
+    /// 200…599, a header name that is not a token, a value with CR/LF/NUL/CTL) is replaced by
+    /// the 500 `answers` renders (its status kept 500; a plain-text one without them, or if that
+    /// is invalid too).
     package static func encode(_ response: HTTPResponse, isHEAD: Bool, version: HTTPVersion, close: Bool,
-                               clock: some HTTPConnectionClock) -> (bytes: [UInt8], close: Bool) {
+                               clock: some HTTPConnectionClock,
+                               answers: (@Sendable (Int, String, HTTPHeaders) -> HTTPResponse)? = nil)
+        -> (bytes: [UInt8], close: Bool) {
         guard isValid(response) else {
-            let replacement = HTTPResponse.error(status: 500, message: "invalid response from handler")
+            let message = "invalid response from handler"
+            var replacement = answers?(500, message, [:]) ?? .plain(status: 500, message: message)
+            replacement.status = 500
+            if !isValid(replacement) { replacement = .plain(status: 500, message: "invalid response from handler") }
             return encode(replacement, isHEAD: isHEAD, version: version, close: close, clock: clock)
         }
         var close = close
@@ -61,13 +68,6 @@ package enum HTTPResponseEncoder {
         appendLiteral("\r\n", to: &out)
         if sendBody { out += response.body }
         return (out, close)
-    }
-
-    /// The server's own refusal: a small JSON body and `Connection: close`.
-    package static func encodeError(_ status: Int, message: String, isHEAD: Bool = false,
-                                    clock: some HTTPConnectionClock) -> [UInt8] {
-        encode(.error(status: status, message: message), isHEAD: isHEAD, version: .http1_1, close: true,
-               clock: clock).bytes
     }
 
     static func isValid(_ response: HTTPResponse) -> Bool {

@@ -4,7 +4,7 @@
 /// client about where a request ends, no later byte on that connection can be trusted to
 /// start a request (that disagreement is how request smuggling works), so the server never
 /// tries to resynchronise.
-public enum HTTPParserError: Error, Hashable, Sendable, CaseIterable, CustomStringConvertible, HTTPStatusMapped {
+public enum HTTPParserError: Error, Hashable, Sendable, CaseIterable, CustomStringConvertible {
     // 400 — line and grammar errors
     /// A LF not preceded by CR (RFC 9112 allows accepting it; a strict server refuses).
     case bareLF

@@ -1,7 +1,7 @@
 import AppStore
 import BadgeCore
 import JSON
-import Webhooks
+import Providers
 
 extension BadgeService {
     /// `POST /webhooks/apple` (App Store Server Notifications V2) once its body is read: nil

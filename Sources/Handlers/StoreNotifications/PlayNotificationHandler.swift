@@ -1,6 +1,6 @@
 import BadgeCore
 import GooglePlay
-import Webhooks
+import Providers
 
 extension BadgeService {
     /// `POST /webhooks/google` (Play real-time developer notifications by Pub/Sub push) once its

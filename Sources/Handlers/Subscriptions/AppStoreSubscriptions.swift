@@ -93,11 +93,7 @@ public struct AppStoreSubscriptions: SubscriptionStore {
                                     months: plan.months, periodStart: start, periodEnd: end))
     }
 
-    static func refusalClass(_ answer: AppStoreAnswerClass) -> SubscriptionRefusal.Class {
-        switch answer {
-        case .receiptInvalid: .receiptInvalid
-        case .testPurchase: .testPurchase
-        case .internal: .internal
-        }
+    static func refusalClass(_ answer: StoreVerdict) -> SubscriptionRefusal.Class {
+        .init(answer, retryAfter: nil)
     }
 }

@@ -99,13 +99,6 @@ public struct PlaySubscriptions: SubscriptionStore {
 
     /// A Play refusal in the seam's classes.
     static func refusal(_ r: PlayRefusal) -> SubscriptionRefusal {
-        switch r.verdict {
-        case .receiptInvalid: SubscriptionRefusal(.receiptInvalid, r.reason)
-        case .testPurchase: SubscriptionRefusal(.testPurchase, r.reason)
-        case .paymentPending:
-            SubscriptionRefusal(.paymentPending(retryAfter: r.retry == .day ? SubscriptionRefusal.day : SubscriptionRefusal.hour), r.reason)
-        case .providerUnavailable: SubscriptionRefusal(.providerUnavailable(retryAfter: nil), r.reason)
-        case .internal: SubscriptionRefusal(.internal, r.reason)
-        }
+        SubscriptionRefusal(.init(r.verdict, retryAfter: r.retrySeconds), r.reason)
     }
 }

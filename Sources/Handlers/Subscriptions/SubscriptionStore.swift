@@ -50,18 +50,41 @@ public struct SubscriptionRefusal: Error, Sendable, Equatable, CustomStringConve
         case providerUnavailable(retryAfter: UInt32?)
         /// This service's own failure or configuration.
         case `internal`
+
+        /// A store's verdict, with its wait: the classes are the stores' (``StoreVerdict``).
+        public init(_ verdict: StoreVerdict, retryAfter: UInt32?) {
+            switch verdict {
+            case .receiptInvalid: self = .receiptInvalid
+            case .testPurchase: self = .testPurchase
+            case .paymentPending: self = .paymentPending(retryAfter: retryAfter ?? StoreVerdict.hour)
+            case .providerUnavailable: self = .providerUnavailable(retryAfter: retryAfter)
+            case .internal: self = .internal
+            }
+        }
+
+        /// The class of the verdict, without its wait.
+        public var verdict: StoreVerdict {
+            switch self {
+            case .receiptInvalid: .receiptInvalid
+            case .testPurchase: .testPurchase
+            case .paymentPending: .paymentPending
+            case .providerUnavailable: .providerUnavailable
+            case .internal: .internal
+            }
+        }
     }
 
     public var kind: Class
     public var reason: String
+
 
     public init(_ kind: Class, _ reason: String) {
         self.kind = kind
         self.reason = reason
     }
 
-    public static let hour: UInt32 = 3600
-    public static let day: UInt32 = 86_400
+    public static let hour: UInt32 = StoreVerdict.hour
+    public static let day: UInt32 = StoreVerdict.day
 
     /// A read of this service's own database that failed while the store's answer was judged: an
     /// outage or a lock held too long is transient (the store's class for "not answered"), as it

@@ -61,7 +61,7 @@ enum PostgresMigrations {
                 // Another instance may have migrated while we waited for the lock.
                 let now = try currentVersion(conn)
                 guard now < migration.version else { return }
-                try conn.execute(sql(migration.sql))
+                try conn.execute(migration.postgresSQL ?? sql(migration.sql))
                 try Migrations.record(migration, on: conn, at: Int64(Date().timeIntervalSince1970))
                 from = now
             }

@@ -42,9 +42,16 @@ public struct AppStoreServerAPI: Sendable {
         guard AppStoreVerifier.isValidOriginalTransactionId(originalTransactionId) else {
             return .refused(AppStoreRefusal(.internal, "an original transaction id that is not all digits is not sent to Apple"))
         }
-        let production = ask(.production, originalTransactionId: originalTransactionId, now: now)
+        return productionThenSandbox { ask($0, originalTransactionId: originalTransactionId, now: now) }
+    }
+
+    /// Apple's documented fallthrough, for every call that looks an id up: production first; the
+    /// sandbox when production does not hold the id (404) or refuses every call because the app
+    /// was never released there (401); production's answer when the sandbox does not hold it either.
+    func productionThenSandbox<Verdict>(_ ask: (Environment) -> (status: Int?, verdict: Verdict)) -> Verdict {
+        let production = ask(.production)
         guard production.status == 404 || production.status == 401 else { return production.verdict }
-        let sandbox = ask(.sandbox, originalTransactionId: originalTransactionId, now: now)
+        let sandbox = ask(.sandbox)
         return sandbox.status == 404 ? production.verdict : sandbox.verdict
     }
 

@@ -20,10 +20,7 @@ extension AppStoreServerAPI {
         guard AppStoreVerifier.isValidOriginalTransactionId(transactionId) else {
             return .refused(AppStoreRefusal(.receiptInvalid, "a transaction id that is not all digits is not sent to Apple"))
         }
-        let production = askTransaction(.production, transactionId: transactionId, now: now)
-        guard production.status == 404 || production.status == 401 else { return production.verdict }
-        let sandbox = askTransaction(.sandbox, transactionId: transactionId, now: now)
-        return sandbox.status == 404 ? production.verdict : sandbox.verdict
+        return productionThenSandbox { askTransaction($0, transactionId: transactionId, now: now) }
     }
 
     func askTransaction(_ environment: Environment, transactionId: String,

@@ -56,11 +56,7 @@ public final class GooglePlayClient: Sendable {
 
     /// `purchases.products.acknowledge` (never `consume`, so the app's purchase query still lists it).
     public func acknowledgeOneTime(productID: String, token: String) throws(PlayRefusal) {
-        try PlayIdentifiers.checkProductID(productID)
-        try PlayIdentifiers.checkToken(token)
-        let response = try call("POST", path: "purchases/products/\(productID)/tokens/\(token):acknowledge",
-                                body: Array("{}".utf8), doing: "acknowledging")
-        try Self.acknowledgeStatus(response.status, call: "purchases.products.acknowledge")
+        try acknowledge("products", productID: productID, token: token)
     }
 
     /// `purchases.subscriptionsv2.get`. A 410 (expired too long ago to read) with Google's error is
@@ -82,11 +78,16 @@ public final class GooglePlayClient: Sendable {
 
     /// `purchases.subscriptions.acknowledge` for the charge's subscription product.
     public func acknowledgeSubscription(productID: String, token: String) throws(PlayRefusal) {
+        try acknowledge("subscriptions", productID: productID, token: token)
+    }
+
+    /// `purchases.<collection>.acknowledge` of `token` for `productID`.
+    private func acknowledge(_ collection: String, productID: String, token: String) throws(PlayRefusal) {
         try PlayIdentifiers.checkProductID(productID)
         try PlayIdentifiers.checkToken(token)
-        let response = try call("POST", path: "purchases/subscriptions/\(productID)/tokens/\(token):acknowledge",
+        let response = try call("POST", path: "purchases/\(collection)/\(productID)/tokens/\(token):acknowledge",
                                 body: Array("{}".utf8), doing: "acknowledging")
-        try Self.acknowledgeStatus(response.status, call: "purchases.subscriptions.acknowledge")
+        try Self.acknowledgeStatus(response.status, call: "purchases.\(collection).acknowledge")
     }
 
     public enum SubscriptionRead: Sendable, Hashable {

@@ -1,17 +1,4 @@
-/// The classes of the spec's Google Play list ("Which class an answer belongs to"). The
-/// purchase path turns each into its protocol error; the reason goes to the log only.
-public enum PlayVerdictClass: String, Sendable, Hashable {
-    /// The store answered about this purchase and cannot change its mind.
-    case receiptInvalid = "receipt_invalid"
-    /// Play vouched for a purchase that cost nothing (a license tester's).
-    case testPurchase = "test_purchase"
-    /// A real purchase Play has not settled, or a charge a later one could still change.
-    case paymentPending = "payment_pending"
-    /// Play was not asked or did not answer.
-    case providerUnavailable = "provider_unavailable"
-    /// This service's own failure or misconfiguration, never Play's verdict.
-    case `internal` = "internal"
-}
+import BadgeCore
 
 /// How long a `payment_pending` asks the client to wait before presenting the purchase again.
 public enum PlayRetryHint: Sendable, Hashable {
@@ -23,12 +10,13 @@ public enum PlayRetryHint: Sendable, Hashable {
 
 /// A refusal of a Play purchase: its class and a reason for the log (never a token).
 public struct PlayRefusal: Error, Sendable, Hashable, CustomStringConvertible {
-    public let verdict: PlayVerdictClass
+    /// The spec's class of Play's answer.
+    public let verdict: StoreVerdict
     public let reason: String
     /// Set for `payment_pending`.
     public let retry: PlayRetryHint?
 
-    public init(_ verdict: PlayVerdictClass, _ reason: String, retry: PlayRetryHint? = nil) {
+    public init(_ verdict: StoreVerdict, _ reason: String, retry: PlayRetryHint? = nil) {
         self.verdict = verdict
         self.reason = reason
         self.retry = verdict == .paymentPending ? (retry ?? .hour) : nil
@@ -41,6 +29,11 @@ public struct PlayRefusal: Error, Sendable, Hashable, CustomStringConvertible {
     }
     public static func unavailable(_ reason: String) -> PlayRefusal { PlayRefusal(.providerUnavailable, reason) }
     public static func `internal`(_ reason: String) -> PlayRefusal { PlayRefusal(.internal, reason) }
+
+    /// Seconds a `payment_pending` asks the client to wait (nil for the other classes).
+    public var retrySeconds: UInt32? {
+        retry.map { $0 == .day ? StoreVerdict.day : StoreVerdict.hour }
+    }
 
     public var description: String { "\(verdict.rawValue): \(reason)" }
 }

@@ -1,7 +1,7 @@
 import BadgeCore
 import JSON
 
-extension StripeCheckout: SettlementListing {
+extension StripeCheckout {
     /// Sessions asked for per page: Stripe's largest `limit`.
     public static let listPageSize = 100
 
@@ -28,11 +28,15 @@ extension StripeCheckout: SettlementListing {
                     throw .unavailable("listing Checkout Sessions: a session without an id")
                 }
                 guard session["status"]?.stringValue == "complete", session["payment_status"]?.stringValue == "paid" else { continue }
-                listed.append(.stripeSession(id: id, clientReferenceId: session["client_reference_id"]?.stringValue,
-                                             invoiceTag: session["metadata"]?["invoice_id"]?.stringValue,
-                                             amountTotal: session["amount_total"]?.numberValue?.exactInt,
+                // Matched on client_reference_id as the webhook's session is; the metadata tag
+                // (which our sessions carry too) names the order in the operator's report.
+                let reference = session["client_reference_id"]?.stringValue
+                let paid = PaymentSettlement(providerRef: id, orderId: reference,
+                                             amount: session["amount_total"]?.numberValue?.exactInt.flatMap(UInt64.init(exactly:)),
                                              currency: session["currency"]?.stringValue,
-                                             paymentIntent: session["payment_intent"]?.stringValue))
+                                             paymentRef: session["payment_intent"]?.stringValue)
+                listed.append(ListedSettlement(providerRef: id, orderId: session["metadata"]?["invoice_id"]?.stringValue ?? reference,
+                                               change: .settled(paid)))
             }
             guard hasMore else { return listed }
             guard let last = sessions.last?["id"]?.stringValue else {

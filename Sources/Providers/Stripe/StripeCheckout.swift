@@ -21,8 +21,7 @@ public struct StripeAccount: Sendable, Equatable {
 /// Card payments through Stripe Checkout: one Checkout Session (`mode=payment`) per invoice,
 /// created with the invoice id as `client_reference_id` and as the `Idempotency-Key`, so a
 /// retried call returns the same session.
-public struct StripeCheckout: PaymentProvider {
-    public let name = "stripe"
+public struct StripeCheckout: Sendable {
     let account: StripeAccount
     let client: any OutsideHTTPTransport
 

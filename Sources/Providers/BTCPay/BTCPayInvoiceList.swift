@@ -1,7 +1,7 @@
 import BadgeCore
 import JSON
 
-extension BTCPayInvoices: SettlementListing {
+extension BTCPayInvoices {
     /// Invoices asked for per page (`take`).
     public static let listPageSize = 100
 
@@ -21,7 +21,8 @@ extension BTCPayInvoices: SettlementListing {
                 guard let id = invoice["id"]?.stringValue, !id.isEmpty, id.allSatisfy({ $0.isLetter || $0.isNumber }) else {
                     throw .unavailable("listing invoices: an invoice without a usable id")
                 }
-                listed.append(.btcpayInvoice(id: id, state: try Self.state(of: invoice, what: "listing invoices")))
+                let state = try Self.state(of: invoice, what: "listing invoices")
+                listed.append(ListedSettlement(providerRef: id, orderId: state.orderId, change: state.change(providerRef: id)))
             }
             guard invoices.count == Self.listPageSize else { return listed }
             skip += invoices.count

@@ -1,5 +1,4 @@
 import BadgeCore
-import Crypto
 import JSON
 
 /// A verified BTCPay delivery. It is only a hint: settlement re-reads the invoice it names.
@@ -20,19 +19,15 @@ public struct BTCPayDelivery: Hashable, Sendable {
     }
 }
 
-/// Verifies `BTCPay-Sig: sha256=<hex HMAC-SHA256 of the raw body>` keyed by the webhook secret
-///, in constant time, and reads the delivery.
+/// Verifies `BTCPay-Sig: sha256=<hex HMAC-SHA256 of the raw body>` keyed by the webhook secret,
+/// in constant time (``BodyHMAC``), and reads the delivery.
 public struct BTCPayWebhook: Sendable {
-    let secret: [UInt8]
+    let signature: BodyHMAC
 
-    public init(secret: String) { self.secret = Array(secret.utf8) }
+    public init(secret: String) { signature = BodyHMAC(secret: secret, scheme: "sha256=") }
 
     public func delivery(body: [UInt8], signatureHeader: String?) throws(WebhookRefusal) -> BTCPayDelivery {
-        guard let header = signatureHeader else { throw .missingSignature }
-        guard header.hasPrefix("sha256="), let given = Hex.decode(String(header.dropFirst(7))) else {
-            throw .malformedSignature
-        }
-        guard constantTimeEquals(HMACSHA256.authenticate(body, key: secret), given) else { throw .signatureMismatch }
+        try signature.verify(body, header: signatureHeader)
         guard let json = try? JSONParser().parse(body), json.objectValue != nil else { throw .malformedEvent("not a JSON object") }
         guard let type = json["type"]?.stringValue else { throw .malformedEvent("no type") }
         let original = json["originalDeliveryId"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }

@@ -4,11 +4,11 @@ public enum ValueSyntax {
     // MARK: flags
 
     /// `on`, `true`, `yes`, `1` and `off`, `false`, `no`, `0`, in any case.
-    public static func flag(_ text: String) throws(ConfigurationKey.Rejection) -> Bool {
+    public static func flag(_ text: String) throws(SettingRejection) -> Bool {
         switch text.lowercased() {
         case "on", "true", "yes", "1": return true
         case "off", "false", "no", "0": return false
-        default: throw ConfigurationKey.Rejection(expected: "on or off (or true/false, yes/no, 1/0)")
+        default: throw SettingRejection(expected: "on or off (or true/false, yes/no, 1/0)")
         }
     }
 
@@ -28,19 +28,19 @@ public enum ValueSyntax {
     /// A duration in `unit`, within `range` (in `unit`): a bare whole number of the unit, or a
     /// whole number with `ms`, `s`, `m` or `h`. A value that is not a whole number of the unit
     /// (`1500ms` for seconds) is refused rather than rounded.
-    public static func duration(_ text: String, unit: TimeUnit, in range: ClosedRange<Int>) throws(ConfigurationKey.Rejection) -> Int {
+    public static func duration(_ text: String, unit: TimeUnit, in range: ClosedRange<Int>) throws(SettingRejection) -> Int {
         let forms = "a bare number of \(unit.name), or a number with ms, s, m or h (500ms, 30s, 2m, 1h)"
         let expected = "\(unit.name) in \(range.lowerBound)...\(range.upperBound) (\(spelled(range.lowerBound, unit)) to \(spelled(range.upperBound, unit))): \(forms)"
         guard let (number, suffix) = splitNumber(text), let n = Int(number),
               let factor = suffix.isEmpty ? unit.milliseconds : timeSuffixes.first(where: { $0.0 == suffix })?.1
-        else { throw ConfigurationKey.Rejection(expected: expected) }
+        else { throw SettingRejection(expected: expected) }
         let (milliseconds, overflow) = n.multipliedReportingOverflow(by: factor)
-        guard !overflow else { throw ConfigurationKey.Rejection(expected: expected) }
+        guard !overflow else { throw SettingRejection(expected: expected) }
         guard milliseconds % unit.milliseconds == 0 else {
-            throw ConfigurationKey.Rejection(expected: "whole \(unit.name), which \(text) is not (nothing is rounded); \(expected)")
+            throw SettingRejection(expected: "whole \(unit.name), which \(text) is not (nothing is rounded); \(expected)")
         }
         let value = milliseconds / unit.milliseconds
-        guard range.contains(value) else { throw ConfigurationKey.Rejection(expected: expected) }
+        guard range.contains(value) else { throw SettingRejection(expected: expected) }
         return value
     }
 
@@ -63,24 +63,24 @@ public enum ValueSyntax {
 
     /// Bytes within `range`: a bare number of bytes, or a whole number with `KiB`, `MiB` or `GiB`
     /// (any case). `KB`, `MB`, `GB` (and `K`, `M`, `G`) are refused with the binary unit suggested.
-    public static func size(_ text: String, in range: ClosedRange<Int>) throws(ConfigurationKey.Rejection) -> Int {
+    public static func size(_ text: String, in range: ClosedRange<Int>) throws(SettingRejection) -> Int {
         let expected = "bytes in \(range.lowerBound)...\(range.upperBound) (\(spelled(bytes: range.lowerBound)) to "
             + "\(spelled(bytes: range.upperBound))): a bare number of bytes, or a number with KiB, MiB or GiB (64KiB, 16MiB)"
         guard let (number, suffix) = splitNumber(text), let n = Int(number) else {
-            throw ConfigurationKey.Rejection(expected: expected)
+            throw SettingRejection(expected: expected)
         }
         var value = n
         if !suffix.isEmpty {
             let lower = suffix.lowercased()
             if let binary = ambiguousSizeSuffixes[lower] {
-                throw ConfigurationKey.Rejection(expected: "\(expected); did you mean \(number)\(binary)? (\(suffix) could mean 1000 or 1024)")
+                throw SettingRejection(expected: "\(expected); did you mean \(number)\(binary)? (\(suffix) could mean 1000 or 1024)")
             }
-            guard let factor = sizeSuffixes.first(where: { $0.0 == lower })?.1 else { throw ConfigurationKey.Rejection(expected: expected) }
+            guard let factor = sizeSuffixes.first(where: { $0.0 == lower })?.1 else { throw SettingRejection(expected: expected) }
             let (bytes, overflow) = n.multipliedReportingOverflow(by: factor)
-            guard !overflow else { throw ConfigurationKey.Rejection(expected: expected) }
+            guard !overflow else { throw SettingRejection(expected: expected) }
             value = bytes
         }
-        guard range.contains(value) else { throw ConfigurationKey.Rejection(expected: expected) }
+        guard range.contains(value) else { throw SettingRejection(expected: expected) }
         return value
     }
 

@@ -23,8 +23,7 @@ public struct BTCPayAccount: Sendable, Equatable {
 /// BTC and XMR payments through BTCPay Server's Greenfield API: an invoice
 /// per protocol invoice with `metadata.orderId` = the invoice id and one on-chain payment method,
 /// then its payment methods for the address and the amount in coin.
-public struct BTCPayInvoices: PaymentProvider, InvoiceStateReading {
-    public let name = "btcpay"
+public struct BTCPayInvoices: Sendable {
     let account: BTCPayAccount
     let client: any OutsideHTTPTransport
 
