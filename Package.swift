@@ -134,7 +134,7 @@ if Context.environment["BADGE_FUZZ"] != nil {
         ("FuzzAppStoreJWS", ["AppStoreSigning", "AppStore", "BadgeCore", "JSON"]),
         ("FuzzAppStoreNotification", ["AppStoreSigning", "AppStore", "BadgeCore", "JSON"]),
         ("FuzzJWKS", ["GooglePlay", "OutsideHTTP", "BadgeCore", "JSON"]),
-        ("FuzzWebhookSignatures", ["Webhooks", "BadgeCore", "Crypto"]),
+        ("FuzzWebhookSignatures", ["Providers", "BadgeCore", "Crypto"]),
         ("FuzzPlayPush", ["GooglePlay", "BadgeCore", "JSON"]),
         ("FuzzINIConfiguration", ["CLI"]),
     ]

@@ -1,7 +1,7 @@
 import BadgeCore
 import Crypto
 import FuzzSupport
-import Webhooks
+import Providers
 
 /// The payment webhooks: `Stripe-Signature` (its `t=…,v1=…` list, the timestamp, the HMAC) with
 /// Stripe's event parsing, and `BTCPay-Sig` (`sha256=<hex>`) with BTCPay's delivery parsing.
