@@ -183,7 +183,10 @@ import TestSupport
             shows = !field("transfer-encoding").isEmpty && parts.count > 2 && parts[2].starts(with: Array("HTTP/1.0".utf8))
             name = "Transfer-Encoding in HTTP/1.0 (RFC 9112 §6.1: faulty framing)"
         case .invalidFieldValue:
-            shows = head.contains { ($0 < 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D) || $0 == 0x7F }
+            // In a header or a trailer field (RFC 9110 §5.5 is the grammar of both; h11 checks neither).
+            let control = { (byte: UInt8) in (byte < 0x20 && byte != 0x09 && byte != 0x0A && byte != 0x0D) || byte == 0x7F }
+            shows = head.contains(where: control)
+                || Self.lines(afterHead: input).contains { $0.contains(UInt8(ascii: ":")) && $0.contains(where: control) }
             name = "a control byte in a field value (RFC 9110 §5.5: not field-vchar)"
         case .unsupportedExpectation:
             shows = field("expect").contains { String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespaces).lowercased() != "100-continue" }
@@ -202,6 +205,13 @@ import TestSupport
             name = "empty lines before the request-line (RFC 9112 §2.2: SHOULD ignore at least one)"
         case .invalidChunkExtension:
             shows = Self.lines(afterHead: input).contains { $0.contains(UInt8(ascii: ";")) && !isChunkSizeLine($0) }
+            name = "a chunk extension outside RFC 9112 §7.1.1's grammar"
+        case .bareCR:
+            // A CR inside a chunk extension: not in §7.1.1's grammar; h11 reads any bytes after `;` up to CRLF.
+            shows = Self.lines(afterHead: input).contains { line in
+                guard let semicolon = line.firstIndex(of: UInt8(ascii: ";")) else { return false }
+                return line[semicolon...].dropLast().contains(0x0D) || (line.last == 0x0D && line.dropLast().last == 0x0D)
+            }
             name = "a chunk extension outside RFC 9112 §7.1.1's grammar"
         case .invalidContentLength:
             shows = field("content-length").contains { value in
@@ -311,6 +321,10 @@ import TestSupport
             ("GET / HTTP/1.1\r\nHost: h\r\nX: a\u{1}b\r\n\r\n", "a control byte in a field value (RFC 9110 §5.5: not field-vchar)"),
             ("GET / HTTP/1.1\r\nHost: a b\r\n\r\n", "a Host value that is not uri-host [ \":\" port ] (RFC 9112 §3.2: MUST 400)"),
             ("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n1;a=\"x\r\nx\r\n0\r\n\r\n",
+             "a chunk extension outside RFC 9112 §7.1.1's grammar"),
+            ("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nX: a\u{1A}b\r\n\r\n",
+             "a control byte in a field value (RFC 9110 §5.5: not field-vchar)"),
+            ("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n1;a=b\rc\r\nx\r\n0\r\n\r\n",
              "a chunk extension outside RFC 9112 §7.1.1's grammar"),
             ("GET / HTTP/1.1\r\nHost: h\r\nExpect: x\r\n\r\n", "an Expect other than 100-continue (RFC 9110 §10.1.1: 417)"),
             ("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n00000000000000000\r\n\r\n",
