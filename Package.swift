@@ -112,6 +112,41 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "WalletTests", dependencies: ["TestSupport", "Wallet", "Storage", "AppStore", "GooglePlay", "JSON", "Schema",
                                                        "Crypto", "BadgeCore", "Locking"], swiftSettings: strict),
+        // Our parsers against independent ones on mutated inputs (Tests/Fuzz/README.md, Differential).
+        .testTarget(name: "DifferentialTests", dependencies: ["TestSupport", "JSON", "BadgeCore", "RequestAuth", "Schema", "HTTPServer"],
+                    swiftSettings: strict),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "JSON", "Locking", "Schema", "Crypto", "RequestAuth", "Ledger", "Storage", "BadgeCore"], swiftSettings: strict),
     ]
 )
+
+/// The libFuzzer targets (Tests/Fuzz/README.md), declared only when `scripts/fuzz` builds them
+/// (`BADGE_FUZZ=1`, with `-sanitize=fuzzer,address`, into `.build/fuzz`): `swift build` and
+/// `scripts/test` never see them. Each is an executable whose `main.swift` hands its one-input
+/// function to libFuzzer's driver through `FuzzSupport`.
+if Context.environment["BADGE_FUZZ"] != nil {
+    let harnesses: [(name: String, dependencies: [Target.Dependency])] = [
+        ("FuzzHTTPRequest", ["HTTPServer"]),
+        ("FuzzJSON", ["JSON"]),
+        ("FuzzJTDRequest", ["Schema", "JSON"]),
+        ("FuzzStructuredFields", ["RequestAuth"]),
+        ("FuzzSignatureVerifier", ["RequestAuth", "BadgeCore"]),
+        ("FuzzBase64URL", ["BadgeCore"]),
+        ("FuzzAppStoreJWS", ["AppStoreSigning", "AppStore", "BadgeCore", "JSON"]),
+        ("FuzzAppStoreNotification", ["AppStoreSigning", "AppStore", "BadgeCore", "JSON"]),
+        ("FuzzJWKS", ["GooglePlay", "OutsideHTTP", "BadgeCore", "JSON"]),
+        ("FuzzWebhookSignatures", ["Providers", "BadgeCore", "Crypto"]),
+        ("FuzzPlayPush", ["GooglePlay", "BadgeCore", "JSON"]),
+        ("FuzzINIConfiguration", ["CLI"]),
+    ]
+    package.targets += [
+        .target(name: "FuzzDriver", path: "Tests/Fuzz/Driver"),
+        .target(name: "FuzzSupport", dependencies: ["FuzzDriver"], path: "Tests/Fuzz/Support", swiftSettings: strict),
+        // The App Store harnesses sign what the fuzzer writes with a throw-away test PKI.
+        .target(name: "AppStoreSigning", dependencies: ["COpenSSL", "BadgeCore", "JSON"], path: "Tests/Fuzz/AppStoreSigning",
+                swiftSettings: strict),
+    ]
+    package.targets += harnesses.map { harness in
+        .executableTarget(name: harness.name, dependencies: ["FuzzSupport"] + harness.dependencies,
+                          path: "Tests/Fuzz/Targets/\(harness.name.dropFirst(4))", swiftSettings: strict)
+    }
+}

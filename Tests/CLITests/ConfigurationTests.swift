@@ -462,6 +462,26 @@ import Testing
         }
     }
 
+    /// Issue 36's fuzzing: a lone CR in a section header came back inside the error, so the
+    /// "one line" broke (a terminal returns to the line's start). Every quoted control character
+    /// is shown escaped, from the file and from the environment alike.
+    @Test func errorsQuotingControlCharactersStayOneLine() throws {
+        let path = try write("[serv\rer]\n[server]\nlisten = a\u{1B}[2Jb\n")
+        do throws(ConfigurationErrors) {
+            _ = try ServiceConfiguration.load(file: path, environment: ["BADGE_SERVICE_SERVER_MAX_FIELDS": "1\n2",
+                                                                        "BADGE_SERVICE_SERVER_WORKERS": "3\u{2028}"])
+            Issue.record("loaded")
+        } catch {
+            #expect(error.errors.count == 4)
+            for line in error.errors.map(\.description) {
+                #expect(!line.unicodeScalars.contains { $0.value < 0x20 || $0 == "\u{2028}" }, "\(line.debugDescription)")
+            }
+            #expect(error.errors[0].description.hasPrefix("\(path):1: unknown section [serv\\rer]"))
+            #expect(error.errors[1].description.contains("a\\u{1B}[2Jb"))
+            #expect(error.description.split(separator: "\n").count == 4)
+        }
+    }
+
     @Test func anUnreadableFileIsOneLineNamingThePathAndTheReason() {
         let missing = dir.file("nope.ini")
         #expect(throws: ConfigurationErrors([.unreadable(path: missing, reason: "No such file or directory")])) {

@@ -42,7 +42,11 @@ public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
     /// naming the key and the file (`[apple] root_certificates: /etc/x.cer: …`).
     case deployment(String)
 
-    public var description: String {
+    /// The message, made one line whatever it quotes: a control character from the file or
+    /// the environment (a lone CR, a newline in a variable) is shown escaped (`\r`, `\u{1B}`).
+    public var description: String { Self.oneLine(message) }
+
+    private var message: String {
         switch self {
         case .syntax(let at, let what): return "\(at): \(what)"
         case .unknownSection(let name, let at, let suggestion):
@@ -82,6 +86,26 @@ public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
     }
 
     static func hint(_ suggestion: String?) -> String { suggestion.map { " (did you mean \($0)?)" } ?? "" }
+
+    /// `text` with every character that could break or rewrite its line escaped: the C0 and C1
+    /// controls but tab, DEL, and the Unicode line and paragraph separators.
+    static func oneLine(_ text: String) -> String {
+        func breaksLine(_ s: Unicode.Scalar) -> Bool {
+            (s.value < 0x20 && s != "\t") || (0x7F...0x9F).contains(s.value) || s == "\u{2028}" || s == "\u{2029}"
+        }
+        guard text.unicodeScalars.contains(where: breaksLine) else { return text }
+        var out = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            guard breaksLine(scalar) else { out.append(scalar); continue }
+            let escaped = switch scalar {
+            case "\n": "\\n"
+            case "\r": "\\r"
+            default: "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+            }
+            out.append(contentsOf: escaped.unicodeScalars)
+        }
+        return String(out)
+    }
 }
 
 /// Every mistake of one configuration, reported together so the operator fixes them in one go.
