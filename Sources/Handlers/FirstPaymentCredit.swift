@@ -10,15 +10,25 @@ extension BadgeService {
     /// with the recovery receipt derived from `receiptSeed`. The write records the purchase, its
     /// rows, the issuance, the payment (unique by provider and reference, so it funds one
     /// purchase) and the receipt's hash, and lands only while `stillUnclaimed` holds. A store
-    /// one-time upgrade writes the debit of the purchase it replaces in the same transaction.
+    /// one-time upgrade writes the debit of the purchase it replaces in the same transaction; a
+    /// payment `partlyRefunded` before its credit has the refunded share debited `refund` after the
+    /// first month.
     func creditFirstPayment(purchaseKey: String, masterKey: [UInt8], months: Int, badgeType: BadgeType,
                             invoiceId: String?, provider: String, providerRef: String, receiptSeed: String,
                             what: String, now: Timestamp, upgrading: StoreUpgradeDebit? = nil,
+                            partlyRefunded: RefundProgress? = nil,
                             stillUnclaimed: @escaping (any StoreWriter) throws -> Bool) throws -> StagedAnswer<RPCResponse> {
-        let plan: LedgerPlan
+        var plan: LedgerPlan
+        let owed = partlyRefunded.map { monthsRefunded(months: months, refunded: $0.refunded, of: $0.amount) } ?? 0
         do {
             plan = try planFirstFunding(months: months, credit: .payment(invoiceId: invoiceId), badgeType: badgeType,
                                         now: now, newId: newEntryId)
+            // A partial refund that came before the credit takes its months from those left unissued.
+            let taken = min(max(0, owed - (partlyRefunded?.monthsDebited ?? 0)), plan.tip.balanceMonths)
+            if taken > 0 {
+                let debit = try plan.tip.debit(.refund, months: taken, at: plan.tip.createdAt, newId: newEntryId)
+                plan = LedgerPlan(rows: plan.rows + [debit], issued: plan.issued, tip: debit)
+            }
         } catch {
             throw BadgeServiceError.internal(detail: "planning the \(what) credit: \(error)")
         }
@@ -38,6 +48,14 @@ extension BadgeService {
                                 purchaseId: purchase.id, at: now)
             try w.insertReceipt(hash: SHA256.hash(Array(receipt.utf8)), purchaseId: purchase.id)
             try upgrading?.write(w)
+            if var progress = partlyRefunded {
+                // A refund of more since the read debits more: the pass is re-run.
+                guard try w.refundProgress(provider: progress.provider, paymentRef: progress.paymentRef) == progress else {
+                    throw StorageError.conflict(constraint: "\(what) refunded in part meanwhile")
+                }
+                progress.monthsDebited = max(owed, progress.monthsDebited)
+                try w.saveRefundProgress(progress, at: now)
+            }
         }
     }
 }

@@ -98,9 +98,13 @@ extension BadgeService {
                         // priced on may have left meanwhile (a receipt transfer, a store upgrade, a refund).
                         // (A grant of another badge type debits `upgrade` naming the purchase's own key.)
                         let oldKey = try w.purchase(id: conversion.fromPurchaseId)?.purchaseKey
-                        for row in try w.ledger(purchaseId: conversion.fromPurchaseId) {
+                        let oldRows = try w.ledger(purchaseId: conversion.fromPurchaseId)
+                        if oldRows.filter({ $0.entryType == .debit(.refund) }).count > conversion.refundRows {
+                            throw BadgeServiceError.receiptInvalid
+                        }
+                        for row in oldRows {
                             switch row.entryType {
-                            case .debit(.transferOut), .debit(.refund): throw BadgeServiceError.receiptInvalid
+                            case .debit(.transferOut): throw BadgeServiceError.receiptInvalid
                             case .debit(.upgrade(let to)) where to != oldKey: throw BadgeServiceError.receiptUsed
                             default: continue
                             }
@@ -149,6 +153,7 @@ extension BadgeService {
     static func classify(_ error: PaymentProviderError, provider: String) -> BadgeServiceError {
         switch error {
         case .unavailable(let why): .providerUnavailable(retryAfter: providerRetrySeconds, detail: "\(provider): \(why)")
+        case let .busy(why, after): .providerUnavailable(retryAfter: after, detail: "\(provider): \(why)")
         case .refused(let why): .internal(detail: "\(provider): \(why)")
         }
     }

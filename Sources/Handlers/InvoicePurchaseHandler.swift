@@ -20,7 +20,9 @@ extension BadgeService {
             let invoices = try r.invoices(purchaseKey: purchaseKey)
             return (purchase: try r.purchase(key: purchaseKey), holdsInvoice: !invoices.isEmpty,
                     otherPaid: invoices.filter { $0.status == .paid && $0.invoiceId != invoiceId }, invoice: invoice,
-                    creditedTo: try invoice.flatMap { try r.creditedPurchase(provider: $0.provider, providerRef: $0.invoiceId) })
+                    creditedTo: try invoice.flatMap { try r.creditedPurchase(provider: $0.provider, providerRef: $0.invoiceId) },
+                    disputed: try invoice.flatMap { i in try i.paymentRef.map { try r.isDisputed(provider: i.provider, paymentRef: $0) } } ?? false,
+                    partlyRefunded: try invoice.flatMap { i in try i.paymentRef.flatMap { try r.refundProgress(provider: i.provider, paymentRef: $0) } })
         }, decide: { s in
             strandedNow = []
             // Only getBadgeInvoice makes the record an invoice belongs to (spec, Identity).
@@ -50,11 +52,17 @@ extension BadgeService {
             case .refunded:
                 throw BadgeServiceError.receiptInvalid
             }
+            // A disputed payment is credited once its dispute is won (lost, it is refunded).
+            if s.disputed { throw BadgeServiceError.paymentPending(retryAfter: Self.disputeRetrySeconds) }
 
             let staged = try creditFirstPayment(purchaseKey: purchaseKey, masterKey: masterKey, months: invoice.months,
                                                 badgeType: invoice.badgeType, invoiceId: invoiceId, provider: invoice.provider,
                                                 providerRef: invoiceId, receiptSeed: invoiceId, what: "invoice", now: now,
-                                                stillUnclaimed: { w in try w.invoice(id: invoiceId)?.status == .paid })
+                                                partlyRefunded: s.partlyRefunded,
+                                                stillUnclaimed: { w in
+                try w.invoice(id: invoiceId)?.status == .paid
+                    && !(try invoice.paymentRef.map { try w.isDisputed(provider: invoice.provider, paymentRef: $0) } ?? false)
+            })
             if staged.write != nil { strandedNow = s.otherPaid }
             return staged
         })

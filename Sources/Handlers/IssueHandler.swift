@@ -76,6 +76,11 @@ extension BadgeService {
                            now: Timestamp) throws -> StagedAnswer<RPCResponse> {
         var credential: BadgeCredential?
         if let period = plan.issued {
+            // A disputed payment's months are not issued until the dispute closes; the period
+            // already issued stays valid, as a refund leaves it (docs/protocol.md, Refunds and disputes).
+            if try store.read({ try isHeld(purchaseId: purchase.id, in: $0) }) {
+                throw BadgeServiceError.paymentPending(retryAfter: Self.disputeRetrySeconds)
+            }
             credential = try sign(masterKey: purchase.masterKey, period: period)
         } else if let latest = snapshot.latest, isPeriodCurrent(periodEnd: latest.periodEnd, at: now) {
             credential = latest.credential(masterKey: purchase.masterKey)
@@ -88,6 +93,10 @@ extension BadgeService {
             try w.endPause(purchaseId: purchase.id, expected: snapshot.pausedSince)
             try w.appendLedger(purchaseId: purchase.id, expectedCount: snapshot.tail.count, entries: plan.rows)
             if let period = plan.issued, let credential {
+                // A dispute opened since the read holds it too.
+                if try self.isHeld(purchaseId: purchase.id, in: w) {
+                    throw BadgeServiceError.paymentPending(retryAfter: Self.disputeRetrySeconds)
+                }
                 try w.insertIssuance(IssuanceRecord(period: period, purchaseId: purchase.id, credential: credential))
             }
         }

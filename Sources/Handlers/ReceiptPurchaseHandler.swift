@@ -24,6 +24,7 @@ extension BadgeService {
             return (purchase: try r.purchase(key: purchaseKey), transfer: try r.receiptTransfer(hash: hash), source: source,
                     sourceRows: try holder.map { try r.ledger(purchaseId: $0) } ?? [],
                     sourcePausedSince: try holder.flatMap { try r.pausedSince(purchaseId: $0) },
+                    sourceHeld: try holder.map { try isHeld(purchaseId: $0, in: r) } ?? false,
                     sourceSubscription: try holder.flatMap { try r.subscriptionFunding(purchaseId: $0) },
                     sourceSubscriptionRecord: try holder.flatMap { try r.subscriptionFunding(purchaseId: $0) }
                         .flatMap { try r.subscription(id: $0.subscriptionId) },
@@ -57,8 +58,11 @@ extension BadgeService {
             if s.sourceUpgrades.contains(where: { Self.mayStillSettle($0, at: now, late: providers.lateSettlement(of: $0.provider)) }) {
                 throw BadgeServiceError.badRequest("an upgrade of this purchase is open")
             }
-            // receipt_invalid covers refunded receipts: the refund already took the months.
-            if s.sourceRows.contains(where: { $0.entryType == .debit(.refund) }) { throw BadgeServiceError.receiptInvalid }
+            // receipt_invalid covers refunded receipts: the refund already took the months (a
+            // partial refund leaves the rest movable).
+            if s.sourceRows.contains(where: Self.isEmptyingRefund) { throw BadgeServiceError.receiptInvalid }
+            // A disputed payment's months stay where the dispute can reach them until it closes.
+            if s.sourceHeld { throw BadgeServiceError.paymentPending(retryAfter: Self.disputeRetrySeconds) }
 
             let tip = s.sourceRows.last ?? .emptyEntry(at: source.createdAt, badgeType: source.badgeType)
             let plan: ReceiptTransferPlan
@@ -93,6 +97,11 @@ extension BadgeService {
                 try w.insertReceipt(hash: SHA256.hash(Array(fresh.utf8)), purchaseId: purchase.id)
             }
         })
+    }
+
+    /// A refund row that left the purchase no months: a full refund (a partial one leaves some).
+    static func isEmptyingRefund(_ row: LedgerEntry) -> Bool {
+        row.entryType == .debit(.refund) && row.balanceMonths == 0
     }
 
     /// The fresh receipt a retired one is exchanged for: derived from the new purchase's master

@@ -34,7 +34,10 @@ extension BadgeService {
     /// - a closing closes the invoice while it is open;
     /// - a full refund of a settled payment closes an uncredited invoice or debits the unissued
     ///   months of the purchase it funded, and one that comes before its payment is recorded, so
-    ///   the payment marks the invoice refunded instead of paid;
+    ///   the payment marks the invoice refunded instead of paid; a partial one debits its share
+    ///   of the months, less what earlier ones debited;
+    /// - a dispute opened holds the issuance of what the payment funded; lost, it is a full
+    ///   refund; won, the hold ends;
     /// - a hint is checked first: the invoice is read again from the provider (outside any
     ///   transaction), then what that read says is applied; a failed read records nothing, so
     ///   the redelivery is handled.
@@ -77,8 +80,10 @@ extension BadgeService {
             guard try w.setInvoiceStatus(invoiceId: invoice.invoiceId, from: [.open], to: .closed, paidAt: nil, paymentRef: nil)
             else { return .ignored("invoice already \(invoice.status.rawValue)") }
             return .applied(closed)
-        case let .refunded(payment, fully):
-            guard fully else { return .ignored("partial refund") }
+        case let .refunded(payment, extent):
+            if case let .partial(refunded, amount) = extent {
+                return try partialRefund(of: payment, refunded: refunded, amount: amount, from: provider, in: w, at: now)
+            }
             guard let invoice = try w.invoice(provider: provider, paymentRef: payment) else {
                 // Its payment may still come (a provider need not order its events): kept, so it
                 // never settles.
@@ -87,6 +92,19 @@ extension BadgeService {
                 return .applied("refund of a payment not settled yet recorded")
             }
             return try refund(invoice, in: w, at: now)
+        case let .disputed(payment, dispute, state):
+            guard try w.recordDispute(provider: provider, disputeId: dispute, paymentRef: payment, status: state.rawValue, at: now) else {
+                return .ignored(state == .open ? "dispute already recorded" : "dispute already closed")
+            }
+            switch state {
+            case .open: return .applied("dispute opened, issuance held")
+            case .won: return .applied("dispute won, hold released")
+            case .lost:
+                // The money went back to the buyer: a full refund.
+                let refunded = try apply(.refunded(paymentRef: payment, extent: .full), from: provider, in: w, at: now)
+                guard case .applied(let what) = refunded else { return refunded }
+                return .applied("dispute lost, " + what)
+            }
         case .recheck:
             // Only ever applied once read again (settle(_:from:)).
             return .ignored("a hint not read again")
@@ -204,6 +222,83 @@ extension BadgeService {
         }
         return (debits.last.map { -$0.changeMonths } ?? 0, movedTo)
     }
+
+    /// A refund of part of a payment, `refunded` (cumulative) of `amount`: the months it takes back
+    /// (``monthsRefunded(months:refunded:of:)`` of the invoice's months) less those earlier partial
+    /// refunds took are debited `refund` from the purchase it funded, following months its receipt
+    /// moved. A refund of no more than already applied changes nothing; one of a payment not
+    /// credited yet is recorded, and its credit debits it.
+    private func partialRefund(of payment: String, refunded: UInt64, amount: UInt64, from provider: String,
+                               in w: any StoreWriter, at now: Timestamp) throws -> SettlementOutcome {
+        let known = try w.refundProgress(provider: provider, paymentRef: payment)
+        if let known, known.refunded >= refunded { return .ignored("partial refund already applied") }
+        var progress = RefundProgress(provider: provider, paymentRef: payment, refunded: refunded, amount: amount,
+                                      monthsDebited: known?.monthsDebited ?? 0)
+        guard let invoice = try w.invoice(provider: provider, paymentRef: payment) else {
+            try w.saveRefundProgress(progress, at: now)
+            return .applied("partial refund of a payment not settled yet recorded")
+        }
+        guard invoice.status != .refunded else { return .ignored("invoice already refunded") }
+        guard let purchaseId = try w.creditedPurchase(provider: invoice.provider, providerRef: invoice.invoiceId) else {
+            try w.saveRefundProgress(progress, at: now)
+            return .applied("partial refund of an uncredited invoice recorded")
+        }
+        let owed = monthsRefunded(months: invoice.months, refunded: refunded, of: amount)
+        var left = max(0, owed - progress.monthsDebited)
+        let due = left
+        var next: Int64? = purchaseId
+        for _ in 0..<16 {
+            guard let id = next, left > 0 else { break }
+            let (months, movedTo) = try debitPartialRefund(ofOne: id, months: left, in: w, at: now)
+            left -= months
+            next = movedTo
+        }
+        // Months already issued are not taken back: what was owed is settled either way.
+        progress.monthsDebited = max(owed, progress.monthsDebited)
+        try w.saveRefundProgress(progress, at: now)
+        return .applied("partial refund debited \(due - left) months")
+    }
+
+    /// At most `months` of one purchase's unissued months debited `refund` (after a lapse of what
+    /// ran out); a pause goes on from the debit. Also the purchase its months moved to, if any.
+    private func debitPartialRefund(ofOne purchaseId: Int64, months: Int, in w: any StoreWriter,
+                                    at now: Timestamp) throws -> (Int, movedTo: Int64?) {
+        guard let purchase = try w.purchase(id: purchaseId) else { throw StorageError.corrupt("payment of no purchase") }
+        let rows = try w.ledger(purchaseId: purchaseId)
+        let tip = rows.last ?? .emptyEntry(at: purchase.createdAt, badgeType: purchase.badgeType)
+        let pausedSince = try w.pausedSince(purchaseId: purchaseId)
+        let debits = try planPartialDebit(from: tip, debit: .refund, months: months, at: now, pausedSince: pausedSince,
+                                          newId: newEntryId)
+        if let last = debits.last {
+            try w.appendLedger(purchaseId: purchaseId, expectedCount: rows.count, entries: debits)
+            // Only issueBadge resumes: a pause goes on from the debit (docs/protocol.md, Pause).
+            if pausedSince != nil { try w.setPause(purchaseId: purchaseId, since: last.createdAt) }
+        }
+        var movedTo: Int64?
+        for row in rows.reversed() {
+            guard case .debit(.transferOut(let key)) = row.entryType else { continue }
+            movedTo = try w.purchase(key: key)?.id
+            break
+        }
+        let taken = debits.last.flatMap { $0.entryType == .debit(.refund) ? -$0.changeMonths : nil } ?? 0
+        return (taken, movedTo)
+    }
+
+    /// Whether the issuance of a purchase is held: a dispute is open of the payment that funded
+    /// it, or of the one that funded the purchase its months came from by receipt (key after key).
+    func isHeld(purchaseId: Int64, in r: any StoreReader) throws -> Bool {
+        var next: Int64? = purchaseId
+        for _ in 0..<16 {
+            guard let id = next else { return false }
+            if try r.holdsOpenDispute(purchaseId: id) { return true }
+            guard case .credit(.transferIn(let from))? = try r.ledger(purchaseId: id).first?.entryType else { return false }
+            next = try r.purchase(key: from)?.id
+        }
+        return false
+    }
+
+    /// The `retryAfter` of `payment_pending` while a dispute holds a purchase: disputes take weeks.
+    public static let disputeRetrySeconds: UInt32 = 86_400
 
     private func recordOnly(provider: String, eventId: String, at now: Timestamp, why: String) -> SettlementOutcome {
         settlementWrite { w in

@@ -11,6 +11,9 @@ struct UpgradeConversion {
     let fromPurchaseId: Int64
     let months: Int
     let credit: UInt32
+    /// The old purchase's `refund` rows when judged: one more by the write means months left
+    /// meanwhile (a partial refund).
+    let refundRows: Int
 }
 
 extension BadgeService {
@@ -41,7 +44,9 @@ extension BadgeService {
             }
             let rows = try r.ledger(purchaseId: old.id)
             // receipt_invalid covers refunded receipts: the refund already took the months.
-            if rows.contains(where: { $0.entryType == .debit(.refund) }) { throw BadgeServiceError.receiptInvalid }
+            if rows.contains(where: Self.isEmptyingRefund) { throw BadgeServiceError.receiptInvalid }
+            // A disputed purchase's months are not converted until the dispute closes.
+            if try isHeld(purchaseId: old.id, in: r) { throw BadgeServiceError.paymentPending(retryAfter: Self.disputeRetrySeconds) }
             guard let paid = try fundingInvoice(r, of: old) else {
                 throw BadgeServiceError.badRequest("only a purchase paid by invoice converts by invoice")
             }
@@ -69,7 +74,8 @@ extension BadgeService {
             guard credit < priced.price - priced.discount else {
                 throw BadgeServiceError.badRequest("the upgrade credit covers this duration: choose a longer one")
             }
-            return UpgradeConversion(fromPurchaseId: old.id, months: months, credit: credit)
+            return UpgradeConversion(fromPurchaseId: old.id, months: months, credit: credit,
+                                     refundRows: rows.filter { $0.entryType == .debit(.refund) }.count)
         }
     }
 

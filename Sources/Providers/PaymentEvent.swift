@@ -22,8 +22,10 @@ public enum PaymentChange: Hashable, Sendable {
     /// and `closed` say so in the provider's words (what the outcome of a settlement reads).
     case closed(providerRef: String, unknownInvoice: String, closed: String)
     /// The payment `paymentRef` (as ``PaymentSettlement/paymentRef`` recorded it) was refunded,
-    /// `fully` or in part.
-    case refunded(paymentRef: String, fully: Bool)
+    /// in full or, so far, in part.
+    case refunded(paymentRef: String, extent: RefundExtent)
+    /// A dispute (a chargeback) of the payment `paymentRef` opened or closed.
+    case disputed(paymentRef: String, disputeId: String, state: DisputeState)
     /// Only a hint about the provider's object `providerRef`: the invoice is read afresh from the
     /// provider (``InvoiceStateReading``) and what that read says is applied.
     case recheck(providerRef: String)
@@ -52,4 +54,22 @@ public struct PaymentSettlement: Hashable, Sendable {
         self.currency = currency
         self.paymentRef = paymentRef
     }
+}
+
+/// How much of a payment its refunds have given back so far.
+public enum RefundExtent: Hashable, Sendable {
+    /// All of it.
+    case full
+    /// `refunded` of `amount` minor units, cumulative over the payment's refunds (0 < refunded < amount).
+    case partial(refunded: UInt64, amount: UInt64)
+}
+
+/// Where a dispute of a payment stands.
+public enum DisputeState: String, Hashable, Sendable {
+    /// Opened: the payment's issuance is held.
+    case open
+    /// Closed in the seller's favour (or an inquiry closed without a chargeback): the hold ends.
+    case won
+    /// Closed in the buyer's favour: the money went back, as a full refund.
+    case lost
 }

@@ -59,10 +59,14 @@ public enum PaymentProviderError: Error, Hashable, Sendable, CustomStringConvert
     /// The provider refused this service's credentials or request: this service's own
     /// misconfiguration, answered `internal`.
     case refused(String)
+    /// The provider asked to be called again in `retryAfter` seconds (Stripe's 409 and 429):
+    /// `provider_unavailable` with that wait, and it is not called before.
+    case busy(String, retryAfter: UInt32)
 
     public var description: String {
         switch self {
         case .unavailable(let why): "provider unavailable: \(why)"
+        case let .busy(why, after): "provider busy for \(after) s: \(why)"
         case .refused(let why): "provider refused this service: \(why)"
         }
     }

@@ -77,6 +77,12 @@ public protocol StoreReader {
     func invoiceUpgrade(invoiceId: String) throws -> InvoiceUpgrade?
     /// The upgrade invoices converting the purchase, oldest first.
     func invoiceUpgrades(fromPurchaseId: Int64) throws -> [InvoiceUpgrade]
+    /// How much of the provider's payment was refunded in part so far, if any was.
+    func refundProgress(provider: String, paymentRef: String) throws -> RefundProgress?
+    /// Whether a dispute of the provider's payment is open.
+    func isDisputed(provider: String, paymentRef: String) throws -> Bool
+    /// Whether a dispute is open of a payment that was credited to the purchase.
+    func holdsOpenDispute(purchaseId: Int64) throws -> Bool
 }
 
 /// Changes, inside a write transaction.
@@ -109,6 +115,12 @@ public protocol StoreWriter: StoreReader {
     /// no later credit does; false when it was recorded already (nothing changes).
     @discardableResult
     func recordRefund(_ refund: ProviderRefund, at: Timestamp) throws -> Bool
+    /// Records how much of a payment was refunded so far (replacing what was recorded).
+    func saveRefundProgress(_ progress: RefundProgress, at: Timestamp) throws
+    /// Records a dispute of a payment as `status` (`open`, `won`, `lost`): an open one only when
+    /// the dispute is not recorded yet, a closed one over an open one. False when nothing changed
+    /// (a redelivery, or an opening after the close).
+    func recordDispute(provider: String, disputeId: String, paymentRef: String, status: String, at: Timestamp) throws -> Bool
     /// Records that a provider's payment funded a purchase; unique by (provider, providerRef),
     /// so a payment is credited once.
     func insertPayment(paymentId: String, provider: String, providerRef: String, purchaseId: Int64, at: Timestamp) throws

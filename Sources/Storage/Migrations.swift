@@ -381,6 +381,30 @@ enum Migrations {
             PRIMARY KEY (minute)
         );
         """),
+        // Card payments given back in part, and disputed: how much of a payment its refunds gave
+        // back so far and the months that debited (a later, larger refund debits the difference),
+        // and each dispute of a payment (an open one holds the issuance of what it funded).
+        MigrationStep(version: 16, additive: true, summary: "partial refunds and disputes of provider payments", sql: """
+        CREATE TABLE badge_refund_amounts (
+            provider        TEXT NOT NULL,
+            payment_ref     TEXT NOT NULL,
+            refunded        INTEGER NOT NULL CHECK (refunded > 0),
+            amount          INTEGER NOT NULL CHECK (amount > 0),
+            months_debited  INTEGER NOT NULL CHECK (months_debited >= 0),
+            updated_at      INTEGER NOT NULL,
+            PRIMARY KEY (provider, payment_ref)
+        );
+        CREATE TABLE badge_disputes (
+            provider     TEXT NOT NULL,
+            dispute_id   TEXT NOT NULL,
+            payment_ref  TEXT NOT NULL,
+            status       TEXT NOT NULL CHECK (status IN ('open', 'won', 'lost')),
+            opened_at    INTEGER NOT NULL,
+            closed_at    INTEGER,
+            PRIMARY KEY (provider, dispute_id)
+        );
+        CREATE INDEX badge_disputes_by_payment ON badge_disputes (provider, payment_ref);
+        """),
     ]
 
     static var latestVersion: Int { steps.last!.version }

@@ -196,3 +196,24 @@ public struct ProviderRefund: Hashable, Sendable {
         self.reference = reference
     }
 }
+
+/// How much of a provider's payment its refunds gave back so far, and the months that debited
+/// (`badge_refund_amounts`): a later refund of more debits only the difference.
+public struct RefundProgress: Hashable, Sendable {
+    public var provider: String
+    public var paymentRef: String
+    /// Minor units refunded, cumulative over the payment's refunds.
+    public var refunded: UInt64
+    /// The payment's amount in the same units.
+    public var amount: UInt64
+    /// Months debited `refund` for it so far (none while its invoice is not credited).
+    public var monthsDebited: Int
+
+    public init(provider: String, paymentRef: String, refunded: UInt64, amount: UInt64, monthsDebited: Int) {
+        self.provider = provider
+        self.paymentRef = paymentRef
+        self.refunded = refunded
+        self.amount = amount
+        self.monthsDebited = monthsDebited
+    }
+}

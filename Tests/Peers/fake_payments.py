@@ -12,6 +12,7 @@ Python's `hmac` for BTCPay-Sig.
 Usage: fake_payments.py STRIPE_KEY BTCPAY_KEY BTCPAY_STORE. Prints "port N" once listening;
 exits when standard input closes (the test ended) or after 15 minutes.
 """
+import email.utils
 import hashlib
 import hmac
 import itertools
@@ -29,12 +30,12 @@ import stripe
 STRIPE_KEY, BTCPAY_KEY, BTCPAY_STORE = sys.argv[1], sys.argv[2], sys.argv[3]
 lock = threading.Lock()
 counter = itertools.count(1)
-# ok | 500 | garbage | huge | hugeerror | hang | 400 | 401 | redirect | later-pages-500
+# ok | 500 | garbage | huge | hugeerror | hang | 400 | 401 | redirect | later-pages-500 | 429 | 409 | 429-bare
 modes = {"stripe": "ok", "btcpay": "ok"}
 sessions_by_key = {}   # Idempotency-Key -> session
 sessions_by_id = {}    # session id -> the same session
 order = {}             # session or invoice id -> creation order, for lists newest first
-requests_seen = {"stripe": [], "btcpay": [], "redirected": [], "lists": []}
+requests_seen = {"stripe": [], "btcpay": [], "redirected": [], "lists": [], "failed": []}
 btcpay_invoices = {}   # id -> invoice data
 
 
@@ -48,7 +49,16 @@ def failure(handler, provider, later_page=False):
         if not later_page:
             return False
         mode = "500"
-    if mode == "500":
+    requests_seen["failed"].append({"provider": provider, "mode": mode})
+    if mode == "429":
+        handler.reply(429, {"error": {"type": "invalid_request_error", "code": "rate_limit"}}, {"Retry-After": "120"})
+    elif mode == "409":
+        # Retry-After as an HTTP-date, 30 s ahead.
+        at = email.utils.formatdate(time.time() + 30, usegmt=True)
+        handler.reply(409, {"error": {"type": "idempotency_error", "code": "idempotency_key_in_use"}}, {"Retry-After": at})
+    elif mode == "429-bare":
+        handler.reply(429, {"error": {"type": "invalid_request_error", "code": "rate_limit"}})
+    elif mode == "500":
         handler.reply(500, {"error": {"type": "api_error", "message": "fake outage"}})
     elif mode == "garbage":
         handler.reply_raw(200, b"<html>not json at all", "text/html")
@@ -86,13 +96,15 @@ class Handler(BaseHTTPRequestHandler):
         n = int(self.headers.get("Content-Length") or 0)
         return self.rfile.read(n) if n else b""
 
-    def reply(self, status, obj):
-        self.reply_raw(status, json.dumps(obj).encode(), "application/json")
+    def reply(self, status, obj, headers=None):
+        self.reply_raw(status, json.dumps(obj).encode(), "application/json", headers)
 
-    def reply_raw(self, status, data, ctype):
+    def reply_raw(self, status, data, ctype, headers=None):
         try:
             self.send_response(status)
             self.send_header("Content-Type", ctype)
+            for name, value in (headers or {}).items():
+                self.send_header(name, value)
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
             self.wfile.write(data)

@@ -42,7 +42,8 @@ public struct StripeProvider: ConfiguredProvider, SettlementListing {
 
     /// What a Stripe event means for an invoice: a paid session settles it when its
     /// `client_reference_id`, amount and currency match (the PaymentIntent is what refunds name);
-    /// an expired one, or one whose delayed payment failed, closes it; a refund names the intent.
+    /// an expired one, or one whose delayed payment failed, closes it; a refund (whole or how much
+    /// of how much) and a dispute (opened, won or lost) name the intent.
     public static func paymentEvent(_ event: StripeEvent) -> PaymentEvent {
         let change: PaymentChange
         switch event.settlement {
@@ -54,8 +55,24 @@ public struct StripeProvider: ConfiguredProvider, SettlementListing {
         case let .paymentFailed(sessionId, _):
             change = .closed(providerRef: sessionId, unknownInvoice: "failed session of no invoice",
                              closed: "invoice closed, its delayed payment failed")
-        case let .refunded(intent, fully):
-            change = .refunded(paymentRef: intent, fully: fully)
+        case let .refunded(intent, fully, refunded, amount):
+            // A partial refund names how much of how much; one that says neither changes nothing.
+            if fully {
+                change = .refunded(paymentRef: intent, extent: .full)
+            } else if let refunded = refunded.flatMap(UInt64.init(exactly:)), let amount = amount.flatMap(UInt64.init(exactly:)),
+                      refunded > 0, amount > 0 {
+                change = .refunded(paymentRef: intent, extent: refunded >= amount ? .full : .partial(refunded: refunded, amount: amount))
+            } else {
+                change = .other("charge.refunded")
+            }
+        case let .disputed(intent, dispute, closedStatus):
+            switch closedStatus {
+            case nil: change = .disputed(paymentRef: intent, disputeId: dispute, state: .open)
+            case "lost"?: change = .disputed(paymentRef: intent, disputeId: dispute, state: .lost)
+            // An inquiry closed without becoming a chargeback (`warning_closed`) is won too.
+            case "won"?, "warning_closed"?: change = .disputed(paymentRef: intent, disputeId: dispute, state: .won)
+            case _?: change = .other("charge.dispute.closed")
+            }
         case .other(let type):
             change = .other(type)
         }

@@ -16,10 +16,9 @@ extension StripeCheckout {
             var query = [("created[gte]", String(since.seconds)), ("status", "complete"), ("limit", String(Self.listPageSize))]
             if let after { query.append(("starting_after", after)) }
             let url = account.api.baseURL + "/v1/checkout/sessions?" + String(decoding: FormEncoding.encode(query), as: UTF8.self)
-            let response = try client.call("GET", url: url, headers: [
+            let page = try send("GET", url: url, headers: [
                 ("Authorization", "Bearer " + account.secretKey), ("Accept", "application/json"),
-            ], body: nil, api: account.api)
-            let page = try Self.parse(response, call: "listing Checkout Sessions")
+            ], body: nil, call: "listing Checkout Sessions")
             guard let sessions = page["data"]?.arrayValue, case .bool(let hasMore)? = page["has_more"] else {
                 throw .unavailable("listing Checkout Sessions: the answer is not a list")
             }

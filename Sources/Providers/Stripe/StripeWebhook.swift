@@ -24,8 +24,12 @@ public enum StripeSettlement: Hashable, Sendable {
     /// `checkout.session.async_payment_failed`: the delayed payment of a completed session
     /// failed. The session is over (Stripe sends no `expired` after it), so it will never be paid.
     case paymentFailed(sessionId: String, clientReferenceId: String?)
-    /// `charge.refunded`: `fully` when the whole charge was refunded.
-    case refunded(paymentIntent: String, fully: Bool)
+    /// `charge.refunded`: `fully` when the whole charge was refunded, else `amountRefunded`
+    /// (cumulative over the charge's refunds) of `amount`.
+    case refunded(paymentIntent: String, fully: Bool, amountRefunded: Int?, amount: Int?)
+    /// `charge.dispute.created` (`status` nil) or `charge.dispute.closed` (`won`, `lost`,
+    /// `warning_closed`): a dispute of the charge of `paymentIntent`.
+    case disputed(paymentIntent: String, disputeId: String, closedStatus: String?)
     /// Any other event, or a completed session not paid yet: acknowledged, nothing changes.
     case other(type: String)
 }
@@ -112,7 +116,14 @@ public struct StripeWebhook: Sendable {
             guard let intent = object?["payment_intent"]?.stringValue else { throw .malformedEvent("no payment_intent") }
             let fully: Bool
             if case .bool(let b)? = object?["refunded"] { fully = b } else { fully = false }
-            settlement = .refunded(paymentIntent: intent, fully: fully)
+            settlement = .refunded(paymentIntent: intent, fully: fully, amountRefunded: object?["amount_refunded"]?.numberValue?.exactInt,
+                                   amount: object?["amount"]?.numberValue?.exactInt)
+        case "charge.dispute.created", "charge.dispute.closed":
+            guard let intent = object?["payment_intent"]?.stringValue, !intent.isEmpty else { throw .malformedEvent("no payment_intent") }
+            guard let dispute = object?["id"]?.stringValue, !dispute.isEmpty else { throw .malformedEvent("no dispute id") }
+            let closed = type == "charge.dispute.closed"
+            guard !closed || object?["status"]?.stringValue != nil else { throw .malformedEvent("a closed dispute without status") }
+            settlement = .disputed(paymentIntent: intent, disputeId: dispute, closedStatus: closed ? object?["status"]?.stringValue : nil)
         default:
             settlement = .other(type: type)
         }

@@ -63,7 +63,7 @@ public struct AppStoreServerAPI: Sendable {
         case .failure(.unavailable(let reason)): return (nil, .unavailable(reason: reason, retryAfter: nil))
         case .success(let answer): response = answer
         }
-        let verdict = verifier.statusVerdict(httpStatus: response.status, retryAfterHeader: response.headers["retry-after"],
+        let verdict = verifier.statusVerdict(httpStatus: response.status, retryAfterHeader: response.retryAfterHeader,
                                              body: response.body, originalTransactionId: originalTransactionId, now: now)
         switch verdict {
         case .unavailable(let reason, let retryAfter):

@@ -29,7 +29,7 @@ extension AppStoreServerAPI {
         case .failure(.refused(let refusal)): return (nil, .refused(refusal))
         case .failure(.unavailable(let reason)): return (nil, .unavailable(reason: reason, retryAfter: nil))
         case .success(let response):
-            let verdict = verifier.transactionInfoVerdict(httpStatus: response.status, retryAfterHeader: response.headers["retry-after"],
+            let verdict = verifier.transactionInfoVerdict(httpStatus: response.status, retryAfterHeader: response.retryAfterHeader,
                                                           body: response.body, transactionId: transactionId, now: now)
             switch verdict {
             case .read(let transaction, _): return (response.status, .read(transaction, environment: environment))
