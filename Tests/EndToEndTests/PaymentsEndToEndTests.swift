@@ -185,12 +185,13 @@ import Testing
     }
 
     /// Pays a card invoice through the fake Stripe's signed webhook; the delivery's answer.
-    func settleCard(_ service: ServiceProcess, _ invoice: Invoice, eventId: String = "evt_" + UUID().uuidString) throws -> HTTPReply {
+    func settleCard(_ service: ServiceProcess, _ invoice: Invoice, eventId: String = "evt_" + UUID().uuidString,
+                    intent: String = "pi_" + UUID().uuidString) throws -> HTTPReply {
         guard case .card(_, let url) = invoice.paymentTo else { throw ServiceProcess.Failure("not a card invoice") }
         let body = stripeEvent(id: eventId, type: "checkout.session.completed", object: [
             "id": .string(String(url.split(separator: "/").last!)), "object": "checkout.session",
             "client_reference_id": .string(invoice.invoiceId), "amount_total": .number(JSONNumber(Int(invoice.amount))),
-            "currency": "usd", "payment_status": "paid", "payment_intent": .string("pi_" + UUID().uuidString)])
+            "currency": "usd", "payment_status": "paid", "payment_intent": .string(intent)])
         return try postWebhook(service, "stripe", body: body, header: try fake.stripeSignature(payload: body, secret: stripeSecret))
     }
 
@@ -244,6 +245,48 @@ import Testing
         #expect(credential.badgeType == .legend)
         #expect(statement.entries.map(\.entryType) == [.credit(.payment(invoiceId: invoice.invoiceId)), .debit(.badge)])
         #expect(checkLedger(statement.entries, purchaseBadgeType: .legend) == nil)
+        #expect(service.stop() == 0)
+    }
+
+    /// Stripe's partial refund and a lost dispute through the release binary (docs/protocol.md,
+    /// Refunds and disputes): 12 months paid 4200, the first issued; 1000 refunded debits 2
+    /// (rounded down), its redelivery nothing; a dispute holds, and lost debits the 9 left.
+    @Test func aPartialRefundAndALostDisputeDebitTheMonthsEndToEnd() throws {
+        let service = try start()
+        let key = Ed25519PrivateKey()
+        let made = try HTTP.rpc(service, HTTP.envelope(invoiceCommand(["type": "card", "provider": "stripe"],
+                                                                      offer: "71bd8ad1-15c4-4735-b3d4-b12a670dfb7e"), key: key), key: key)
+        guard case .badgeInvoice(let paid, _, 12)? = made.response else { Issue.record("\(made.text)"); return }
+        let intent = "pi_" + UUID().uuidString
+        #expect(try settleCard(service, paid, intent: intent).text == #"{"status":"applied"}"#)
+        let bought = try HTTP.rpc(service, HTTP.envelope(purchaseCommand(paid.invoiceId, master: SecureRandom.bytes(32)), key: key), key: key)
+        guard case .badgeCredential(_?, let statement, _?, nil)? = bought.response else { Issue.record("\(bought.text)"); return }
+        let last = try #require(statement.entries.last)
+        func deliver(_ type: String, _ object: JSONValue, id: String = "evt_" + UUID().uuidString) throws -> String {
+            let body = stripeEvent(id: id, type: type, object: object)
+            return try postWebhook(service, "stripe", body: body, header: try fake.stripeSignature(payload: body, secret: stripeSecret)).text
+        }
+        let charge: JSONValue = ["id": "ch_e2e", "object": "charge", "payment_intent": .string(intent), "amount": 4200,
+                                 "amount_refunded": 1000, "refunded": false]
+        let refundId = "evt_" + UUID().uuidString
+        #expect(try deliver("charge.refunded", charge, id: refundId) == #"{"status":"applied"}"#)
+        #expect(try deliver("charge.refunded", charge, id: refundId) == #"{"status":"duplicate"}"#)
+        #expect(try deliver("charge.refunded", charge) == #"{"status":"ignored"}"#)
+        let dispute: JSONValue = ["id": "dp_e2e", "object": "dispute", "charge": "ch_e2e", "payment_intent": .string(intent),
+                                  "amount": 4200, "status": "needs_response"]
+        #expect(try deliver("charge.dispute.created", dispute) == #"{"status":"applied"}"#)
+        // Inside the issued period the held purchase still answers its credential.
+        let issue: JSONValue = ["type": "issueBadge", "balance": Balance(lastEntry: last).json]
+        let held = try HTTP.rpc(service, HTTP.envelope(issue, key: key), key: key)
+        guard case .badgeCredential(_?, let partly, nil, nil)? = held.response else { Issue.record("\(held.text)"); return }
+        #expect(partly.entries.map(\.changeMonths) == [-2] && partly.entries.last?.entryType == .debit(.refund))
+        var lost = dispute
+        if case .object(var o) = lost { o["status"] = "lost"; lost = .object(o) }
+        #expect(try deliver("charge.dispute.closed", lost) == #"{"status":"applied"}"#)
+        let after = try HTTP.rpc(service, HTTP.envelope(issue, key: key), key: key)
+        guard case .badgeCredential(_, let tail, nil, nil)? = after.response else { Issue.record("\(after.text)"); return }
+        #expect(tail.entries.map(\.changeMonths) == [-2, -9] && tail.entries.last?.balanceMonths == 0)
+        #expect(checkLedger(tail.entries, after: last, purchaseBadgeType: .supporter) == nil)
         #expect(service.stop() == 0)
     }
 
