@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 
 // BBS ciphersuite BLS12-381-SHA-256 (draft-irtf-cfrg-bbs-signatures -06 … -09): the constant
 // strings, hash_to_scalar, messages_to_scalars, create_generators and calculate_domain.
@@ -114,22 +115,21 @@ struct CachedGenerator: Sendable {
 }
 
 /// The message generators computed so far, shared by all threads.
-final class GeneratorCache: @unchecked Sendable {
+final class GeneratorCache: Sendable {
     static let shared = GeneratorCache()
-    private let lock = NSLock()
-    private var cached = [CachedGenerator]()  // guarded by lock
+    private let cache = LockedValueBox([CachedGenerator]())
 
     func generators(count: Int) -> [CachedGenerator] {
-        lock.lock()
-        defer { lock.unlock() }
-        if cached.count < count {
-            let points = BBS.deriveGenerators(
-                seed: BBS.apiID + Array("MESSAGE_GENERATOR_SEED".utf8),
-                seedDST: BBS.apiID + Array("SIG_GENERATOR_SEED_".utf8),
-                generatorDST: BBS.apiID + Array("SIG_GENERATOR_DST_".utf8),
-                count: count)
-            cached = points.map { CachedGenerator(point: $0, compressed: $0.compressed) }
+        cache.withLock { cached in
+            if cached.count < count {
+                let points = BBS.deriveGenerators(
+                    seed: BBS.apiID + Array("MESSAGE_GENERATOR_SEED".utf8),
+                    seedDST: BBS.apiID + Array("SIG_GENERATOR_SEED_".utf8),
+                    generatorDST: BBS.apiID + Array("SIG_GENERATOR_DST_".utf8),
+                    count: count)
+                cached = points.map { CachedGenerator(point: $0, compressed: $0.compressed) }
+            }
+            return Array(cached.prefix(count))
         }
-        return Array(cached.prefix(count))
     }
 }

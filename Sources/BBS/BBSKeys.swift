@@ -3,6 +3,7 @@ import Crypto
 /// A BBS secret key: a scalar in [1, r-1]. A class so that its storage can be wiped when the
 /// last reference goes; the heap buffers Sign and SkToPk derive from it are wiped too, while
 /// register and stack copies are beyond Swift's control.
+/// `@unchecked Sendable`: `storage` is a var only so `deinit` can wipe it; nothing else writes it.
 public final class BBSSecretKey: @unchecked Sendable {
     // Written only in init and deinit, so concurrent readers are safe.
     private var storage: Fr

@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 
 // Fixed-base multiplication in G1 for BBS Sign: every base of A = [(SK + e)^-1]·B is a public,
 // fixed point (P1, Q_1, H_i), so A = Σ [s_j]G_j with secret s_j, from precomputed tables.
@@ -107,21 +108,20 @@ extension G1Point {
 /// The fixed-base tables of Sign's bases P1, Q_1, H_1 … H_L, built on first use and shared by
 /// all threads. Bounded: only the first `maxBases` bases get tables (at most 1.8 MiB); Sign
 /// with more messages takes the variable-base path.
-final class FixedBaseTables: @unchecked Sendable {
+final class FixedBaseTables: Sendable {
     static let shared = FixedBaseTables()
     static let maxBases = 20
-    private let lock = NSLock()
-    private var tables = [FixedBaseTable]()  // guarded by lock
+    private let built = LockedValueBox([FixedBaseTable]())
 
     /// The tables of P1 followed by the first `count - 1` generators, or nil past `maxBases`.
     func tables(count: Int) -> [FixedBaseTable]? {
         guard count <= Self.maxBases else { return nil }
-        lock.lock()
-        defer { lock.unlock() }
-        if tables.count < count {
-            let bases = [BBS.p1] + BBS.generators(count: count - 1)
-            for base in bases[tables.count...] { tables.append(FixedBaseTable(base)) }
+        return built.withLock { tables in
+            if tables.count < count {
+                let bases = [BBS.p1] + BBS.generators(count: count - 1)
+                for base in bases[tables.count...] { tables.append(FixedBaseTable(base)) }
+            }
+            return Array(tables.prefix(count))
         }
-        return Array(tables.prefix(count))
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 
 // Sign when most messages are public. A = [inv]·B with B = C + Σ_secret H_i·msg_i, where
 // C = P1 + Q_1·domain + Σ_public H_i·msg_i depends only on public data (the public key, the
@@ -72,19 +73,16 @@ struct PublicPart: Sendable {
 /// a stream of distinct public messages costs one variable-time MSM each, as without the cache;
 /// at most `maxTables` parts hold a table (1.4 MiB), each built only after `tableAfterUses`
 /// uses, so parts used once or twice never pay its 1,024 additions.
-final class PublicPartCache: @unchecked Sendable {
+final class PublicPartCache: Sendable {
     static let shared = PublicPartCache()
     static let capacity = 1024
     static let maxTables = 16
     static let tableAfterUses = 8
-    private let lock = NSLock()
-    private var parts = [[UInt8]: PublicPart]()  // guarded by lock
+    private let cache = LockedValueBox([[UInt8]: PublicPart]())
 
     func hasTable(publicKey: BBSPublicKey, header: [UInt8], messages: [[UInt8]], secretIndices: [Int]) -> Bool {
         let key = Self.key(publicKey: publicKey, header: header, messages: messages, secretIndices: secretIndices)
-        lock.lock()
-        defer { lock.unlock() }
-        return parts[key]?.table != nil
+        return cache.withLock { $0[key]?.table != nil }
     }
 
     /// Every public input, each length-prefixed; a secret message contributes only its index.
@@ -102,25 +100,26 @@ final class PublicPartCache: @unchecked Sendable {
 
     func part(publicKey: BBSPublicKey, header: [UInt8], messages: [[UInt8]], secretIndices: [Int]) -> PublicPart {
         let key = Self.key(publicKey: publicKey, header: header, messages: messages, secretIndices: secretIndices)
-        lock.lock()
-        if var cached = parts[key] {
+        let found = cache.withLock { parts -> (part: PublicPart, buildTable: Bool)? in
+            guard var cached = parts[key] else { return nil }
             cached.uses += 1
             let build = cached.uses == Self.tableAfterUses && !cached.c.isIdentity
                 && parts.values.count(where: { $0.table != nil || $0.buildingTable }) < Self.maxTables
             cached.buildingTable = build
             parts[key] = cached
-            lock.unlock()
+            return (cached, build)
+        }
+        if let (cached, build) = found {
             if build {
                 // Outside the lock: other threads keep signing by the variable-base path meanwhile.
                 let table = FixedBaseTable(cached.c)
-                lock.lock()
-                parts[key]?.table = table  // unless the cache started over meanwhile
-                parts[key]?.buildingTable = false
-                lock.unlock()
+                cache.withLock { parts in
+                    parts[key]?.table = table  // unless the cache started over meanwhile
+                    parts[key]?.buildingTable = false
+                }
             }
             return cached
         }
-        lock.unlock()
 
         let gens = BBS.cachedGenerators(count: messages.count + 1)
         let domain = BBS.calculateDomain(publicKey: publicKey.bytes, generators: gens[...], header: header)
@@ -133,10 +132,10 @@ final class PublicPartCache: @unchecked Sendable {
         }
         let part = PublicPart(c: BBS.p1 + G1Point.multiScalarMultiplyVariableTime(points, coefficients),
                               domain: domain, publicScalars: scalars)
-        lock.lock()
-        if parts.count >= Self.capacity { parts.removeAll(keepingCapacity: true) }
-        parts[key] = part
-        lock.unlock()
+        cache.withLock { parts in
+            if parts.count >= Self.capacity { parts.removeAll(keepingCapacity: true) }
+            parts[key] = part
+        }
         return part
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Locking
 
 /// What every loop of one server shares.
 final class ServerContext: Sendable {
@@ -108,64 +109,56 @@ public final class HTTPServer: Sendable {
 }
 
 /// Start/stop bookkeeping shared by `start`, `shutdown` and `waitUntilStopped`.
-/// `@unchecked Sendable`: every stored variable is read and written only while holding
-/// `condition`, which waiting needs (so a LockedValueBox would not do).
-private final class Lifecycle: @unchecked Sendable {
-    private enum State { case created, running, stopped }
-    private let condition = NSCondition()
-    private var state = State.created
-    private var loops: [EventLoop] = []
-    private var runningThreads = 0
-    private var shutdownAsked = false
+private final class Lifecycle: Sendable {
+    private enum Phase { case created, running, stopped }
+    private struct State {
+        var phase = Phase.created
+        var loops: [EventLoop] = []
+        var runningThreads = 0
+        var shutdownAsked = false
+    }
+    private let state = WaitableBox(State())
 
     func start(_ makeLoops: () throws -> ([EventLoop], Int)) throws -> Int {
-        condition.lock()
-        defer { condition.unlock() }
-        guard state == .created else {
-            throw HTTPServerError(operation: "start: server already started or stopped", code: EALREADY)
-        }
-        let (loops, port) = try makeLoops()
-        self.loops = loops
-        state = .running
-        runningThreads = loops.count
-        for (index, loop) in loops.enumerated() {
-            let thread = Thread { [self] in
-                nameCurrentThread("http-loop-\(index)")
-                loop.run()
-                loopFinished()
+        try state.withLock { state in
+            guard state.phase == .created else {
+                throw HTTPServerError(operation: "start: server already started or stopped", code: EALREADY)
             }
-            thread.name = "http-loop-\(index)"
-            thread.start()
+            let (loops, port) = try makeLoops()
+            state.loops = loops
+            state.phase = .running
+            state.runningThreads = loops.count
+            for (index, loop) in loops.enumerated() {
+                _ = JoinableThread(name: "http-loop-\(index)") { [self] in
+                    loop.run()
+                    loopFinished()
+                }
+            }
+            if state.shutdownAsked { loops.forEach { $0.requestShutdown() } }
+            return port
         }
-        if shutdownAsked { loops.forEach { $0.requestShutdown() } }
-        return port
     }
 
     func shutdown() {
-        condition.lock()
-        shutdownAsked = true
-        let loops = self.loops
-        if state == .created { state = .stopped }
-        condition.unlock()
+        let loops = state.withLock { state in
+            state.shutdownAsked = true
+            if state.phase == .created { state.phase = .stopped }
+            return state.loops
+        }
         loops.forEach { $0.requestShutdown() }
     }
 
     func waitUntilStopped() {
-        condition.lock()
-        while state == .running {
-            condition.wait()
-        }
-        condition.unlock()
+        state.wait(until: { $0.phase != .running }, then: { _ in })
     }
 
     private func loopFinished() {
-        condition.lock()
-        runningThreads -= 1
-        if runningThreads == 0 {
-            state = .stopped
-            loops = []
-            condition.broadcast()
+        state.withLockNotifyingAll { state in
+            state.runningThreads -= 1
+            if state.runningThreads == 0 {
+                state.phase = .stopped
+                state.loops = []
+            }
         }
-        condition.unlock()
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Locking
 
 /// A bounded, asynchronous writer of log lines to a file descriptor (standard output for the
 /// access log).
@@ -14,18 +15,18 @@ import Glibc
 /// and writes at most `PIPE_BUF` bytes at a time, so a pipe write never blocks, and `flush`
 /// (at shutdown, on reload) gives up after its timeout.
 ///
-/// `@unchecked Sendable`: every stored variable is read and written only while holding
-/// `condition`, which the writer waits on (so a `LockedValueBox` would not do).
-public final class LogSink: @unchecked Sendable {
+public final class LogSink: Sendable {
+    private struct Buffer {
+        var pending: [UInt8] = []
+        var writing = false
+        var flushRequested = false
+        var dropped: UInt64 = 0
+    }
     private let fd: Int32
     private let capacity: Int
     private let batchSize: Int
     private let interval: Double
-    private let condition = NSCondition()
-    private var pending: [UInt8] = []
-    private var writing = false
-    private var flushRequested = false
-    private var dropped: UInt64 = 0
+    private let buffer = WaitableBox(Buffer())
     /// PIPE_BUF on Linux: a pipe that polls writable takes this many bytes without blocking.
     private static let atomicPipeWrite = 4096
 
@@ -35,9 +36,7 @@ public final class LogSink: @unchecked Sendable {
         self.capacity = max(capacity, 1)
         self.batchSize = batchSize
         self.interval = interval
-        let thread = Thread { [self] in writeLoop() }
-        thread.name = "log-sink-\(fd)"
-        thread.start()
+        _ = JoinableThread(name: "log-sink-\(fd)") { [self] in writeLoop() }
     }
 
     /// Queues `line` (its text ends in a newline), or drops and counts it when the buffer is full.
@@ -52,64 +51,52 @@ public final class LogSink: @unchecked Sendable {
     }
 
     private func enqueue(_ bytes: UnsafeRawBufferPointer) {
-        condition.lock()
-        defer { condition.unlock() }
-        guard pending.count + bytes.count <= capacity else {
-            dropped += 1
-            return
+        let full = buffer.withLock { buffer -> Bool in
+            guard buffer.pending.count + bytes.count <= capacity else {
+                buffer.dropped += 1
+                return false
+            }
+            buffer.pending.append(contentsOf: bytes)
+            return buffer.pending.count >= batchSize
         }
-        pending.append(contentsOf: bytes)
-        if pending.count >= batchSize { condition.broadcast() }
+        if full { buffer.withLockNotifyingAll { _ in } }
     }
 
     /// Lines dropped so far: the buffer was full, or the descriptor failed (closed pipe).
     public var droppedLines: UInt64 {
-        condition.lock()
-        defer { condition.unlock() }
-        return dropped
+        buffer.withLock { $0.dropped }
     }
 
     /// Bytes waiting to be written.
     public var pendingBytes: Int {
-        condition.lock()
-        defer { condition.unlock() }
-        return pending.count
+        buffer.withLock { $0.pending.count }
     }
 
     /// Writes what is queued now and waits until it is out, for at most `timeout` seconds.
     /// Returns false if the descriptor did not take it in time (the lines stay queued).
     @discardableResult
     public func flush(timeout: Double = 2) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        condition.lock()
-        defer { condition.unlock() }
-        flushRequested = true
-        condition.broadcast()
-        while !pending.isEmpty || writing {
-            if !condition.wait(until: deadline) { break }
+        buffer.withLockNotifyingAll { $0.flushRequested = true }
+        return buffer.wait(until: { $0.pending.isEmpty && !$0.writing }, timeout: timeout) { buffer, done in
+            buffer.flushRequested = false
+            return done
         }
-        flushRequested = false
-        return pending.isEmpty && !writing
     }
 
     private func writeLoop() {
+        let batchSize = self.batchSize
         while true {
-            condition.lock()
-            let due = Date().addingTimeInterval(interval)
-            while pending.count < batchSize && !flushRequested {
-                if !condition.wait(until: due) { break }
+            let batch = buffer.wait(until: { $0.pending.count >= batchSize || ($0.flushRequested && !$0.pending.isEmpty) }, timeout: interval) { buffer, _ in
+                defer { buffer.pending = [] }
+                buffer.writing = !buffer.pending.isEmpty
+                return buffer.pending
             }
-            let batch = pending
-            pending = []
-            writing = !batch.isEmpty
-            condition.unlock()
             if !batch.isEmpty {
                 let lost = writeAll(batch)
-                condition.lock()
-                dropped += UInt64(lost)
-                writing = false
-                condition.broadcast()
-                condition.unlock()
+                buffer.withLockNotifyingAll { buffer in
+                    buffer.dropped += UInt64(lost)
+                    buffer.writing = false
+                }
             }
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 import Glibc
 
 /// The id of one request: 128 bits from the system's cryptographic generator, printed as 32
@@ -34,29 +35,32 @@ public struct RequestID: Sendable, Hashable {
 /// Words from the system's cryptographic generator (`getentropy`), drawn 4 KiB at a time: the
 /// standard generator made one `getrandom` system call per word, two per request id (about 4%
 /// of the cached catalog's path, issue 17's profile). The bytes are the kernel's either way.
-///
-/// `@unchecked Sendable`: `words` and `next` are touched only while holding `lock`.
-private final class RandomWords: @unchecked Sendable {
-    static let shared = RandomWords()
-    private let lock = NSLock()
-    private var words = [UInt64](repeating: 0, count: 512)
-    private var next = 512
+private final class RandomWords: Sendable {
+    private struct Buffer {
+        var words = [UInt64](repeating: 0, count: 512)
+        var next = 512
 
-    func pair() -> (UInt64, UInt64) {
-        lock.lock()
-        defer { lock.unlock() }
-        if next + 2 > words.count {
-            words.withUnsafeMutableBytes { buffer in
-                // getentropy fills at most 256 bytes per call.
-                for offset in stride(from: 0, to: buffer.count, by: 256) {
-                    guard getentropy(buffer.baseAddress! + offset, min(256, buffer.count - offset)) == 0 else {
-                        fatalError("getentropy: \(String(cString: strerror(errno)))")
+        mutating func take() -> (UInt64, UInt64) {
+            if next + 2 > words.count {
+                words.withUnsafeMutableBytes { buffer in
+                    // getentropy fills at most 256 bytes per call.
+                    for offset in stride(from: 0, to: buffer.count, by: 256) {
+                        guard getentropy(buffer.baseAddress! + offset, min(256, buffer.count - offset)) == 0 else {
+                            fatalError("getentropy: \(String(cString: strerror(errno)))")
+                        }
                     }
                 }
+                next = 0
             }
-            next = 0
+            defer { next += 2 }
+            return (words[next], words[next + 1])
         }
-        defer { next += 2 }
-        return (words[next], words[next + 1])
+    }
+    static let shared = RandomWords()
+    private let buffer = LockedValueBox(Buffer())
+
+    func pair() -> (UInt64, UInt64) {
+        buffer.withLock { $0.take() }
     }
 }
+

@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -67,17 +68,19 @@ public struct URLSessionTransport: OutsideHTTPTransport {
 }
 
 /// Collects one answer on the session's queue; the caller waits on `finished`.
-/// `@unchecked Sendable`: every field the delegate callbacks and the caller share is read and
-/// written under `lock`.
+/// `@unchecked Sendable`: its own state is Sendable, but NSObject, its superclass, is not marked so.
 private final class CappedAnswerReader: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    /// What the delegate callbacks collect and the caller reads.
+    private struct Received {
+        var status = 0
+        var headers: [String: String] = [:]
+        var body: [UInt8] = []
+        var overflow = false
+        var failure: (any Error)?
+    }
     let finished = DispatchSemaphore(value: 0)
     private let limit: Int
-    private let lock = NSLock()
-    private var status = 0
-    private var headers: [String: String] = [:]
-    private var body: [UInt8] = []
-    private var overflow = false
-    private var failure: (any Error)?
+    private let received = LockedValueBox(Received())
 
     init(limit: Int) { self.limit = limit }
 
@@ -89,10 +92,10 @@ private final class CappedAnswerReader: NSObject, URLSessionDataDelegate, @unche
         for (name, value) in http?.allHeaderFields ?? [:] {
             if let name = name as? String, let value = value as? String { fields[name.lowercased()] = value }
         }
-        lock.withLock {
-            status = http?.statusCode ?? 0
-            headers = fields
-            if tooLarge { overflow = true }
+        received.withLock {
+            $0.status = http?.statusCode ?? 0
+            $0.headers = fields
+            if tooLarge { $0.overflow = true }
         }
         completionHandler(tooLarge ? .cancel : .allow)
     }
@@ -105,21 +108,21 @@ private final class CappedAnswerReader: NSObject, URLSessionDataDelegate, @unche
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        let over = lock.withLock { () -> Bool in
-            if body.count + data.count > limit { overflow = true } else { body.append(contentsOf: data) }
-            return overflow
+        let over = received.withLock { received -> Bool in
+            if received.body.count + data.count > limit { received.overflow = true } else { received.body.append(contentsOf: data) }
+            return received.overflow
         }
         if over { dataTask.cancel() }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        lock.withLock { failure = error }
+        received.withLock { $0.failure = error }
         finished.signal()
     }
 
     func answer() throws(OutsideHTTPFailure) -> OutsideHTTPAnswer {
-        let (status, headers, body, overflow, failure) = lock.withLock {
-            (self.status, self.headers, self.body, self.overflow, self.failure)
+        let (status, headers, body, overflow, failure) = received.withLock {
+            ($0.status, $0.headers, $0.body, $0.overflow, $0.failure)
         }
         // Only a success over the cap is the provider's answer too large to read; an error page
         // over it (a proxy's 502) says no more than an outage.

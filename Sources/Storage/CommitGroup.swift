@@ -1,4 +1,4 @@
-import Foundation
+import Locking
 
 /// Writes that share one transaction and so one commit: one sync of the log for all of them.
 ///
@@ -9,28 +9,29 @@ import Foundation
 /// own, so one that throws is undone alone, and none returns before the group's commit has
 /// landed (or failed): an answer is never given for a write that is not durable.
 ///
-/// `@unchecked Sendable`: `outcome` is read and written only under `condition`; `size` only by
-/// the thread holding the database's writer.
-final class CommitGroup: @unchecked Sendable {
-    /// Writes run in this group so far, whatever their result.
-    var size = 0
-    private let condition = NSCondition()
-    private var outcome: Result<Void, any Error>?
+final class CommitGroup: Sendable {
+    private struct State {
+        var size = 0
+        var outcome: Result<Void, any Error>?
+    }
+    private let state = WaitableBox(State())
+
+    /// Counts one more write run in the group, whatever its result; returns the group's size.
+    func add() -> Int {
+        state.withLock { state in
+            state.size += 1
+            return state.size
+        }
+    }
 
     /// Records how the group's transaction ended and wakes its members.
     func finish(_ result: Result<Void, any Error>) {
-        condition.lock()
-        outcome = result
-        condition.broadcast()
-        condition.unlock()
+        state.withLockNotifyingAll { $0.outcome = result }
     }
 
     /// Waits for the group's transaction to end: committed, or why not.
     func ended() -> Result<Void, any Error> {
-        condition.lock()
-        defer { condition.unlock() }
-        while outcome == nil { condition.wait() }
-        return outcome!
+        state.wait(until: { $0.outcome != nil }, then: { $0.outcome! })
     }
 }
 

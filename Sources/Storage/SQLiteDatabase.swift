@@ -12,9 +12,8 @@ import Locking
 /// run beside the writer. A read waits for a free reader rather than opening another. The log is
 /// checkpointed in the background past `checkpointPages`, not in a request's commit (``WALCheckpointer``).
 ///
-/// `@unchecked Sendable`: the writer connection is used only under `writeLock` (held for a whole
-/// transaction), and the pool of readers only inside its box (a reader taken from it is used by
-/// one thread until put back); `freeReaders` counts the readers in the box.
+/// `@unchecked Sendable`: a connection is not Sendable; the writer is used only inside
+/// `writerState.withLock` and a reader by the one thread that took it from the pool.
 public final class SQLiteDatabase: @unchecked Sendable {
     /// How long a write waits for another process's write lock unless configured: well under the
     /// seconds a client waits, since past it the service answers a retryable error.
@@ -28,14 +27,11 @@ public final class SQLiteDatabase: @unchecked Sendable {
 
     public let path: String
     private let writer: SQLiteConnection
-    private let writeLock = NSLock()
-    /// Writers between asking for `writeLock` and holding it: a commit group waits for them.
+    /// The writer's bookkeeping; its lock is held for a whole transaction on `writer`.
+    private let writerState = LockedValueBox(WriterState())
+    /// Writers between asking for `writerState`'s lock and holding it: a commit group waits for them.
     private let waitingWriters = LockedValueBox(0)
-    /// The transaction a write left open for the next one to join; only under `writeLock`.
-    private var openGroup: CommitGroup?
-    /// Commits so far; only under `writeLock`.
-    private var commits = 0
-    private let readers = LockedValueBox<[SQLiteConnection]>([])
+    private let readers = IdleConnections<SQLiteConnection>()
     private let freeReaders: DispatchSemaphore
     private let checkpointer: WALCheckpointer
 
@@ -77,7 +73,7 @@ public final class SQLiteDatabase: @unchecked Sendable {
                 try reader.query("SELECT COUNT(*) FROM schema_migrations")
                 opened.append(reader)
             }
-            readers.withLock { $0 = opened }
+            readers.replace(with: opened)
             freeReaders = DispatchSemaphore(value: opened.count)
         } catch let error as StorageError {
             switch error {
@@ -92,54 +88,52 @@ public final class SQLiteDatabase: @unchecked Sendable {
     /// share its transaction and commit (``CommitGroup``): one sync for all of them.
     func write<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
         waitingWriters.withLock { $0 += 1 }
-        writeLock.lock()
-        waitingWriters.withLock { $0 -= 1 }
-        let group: CommitGroup
-        if let open = openGroup {
-            group = open
-            openGroup = nil
-        } else {
-            do {
-                try writer.query("BEGIN IMMEDIATE")
-            } catch {
-                writeLock.unlock()
-                throw Self.located(error, path)
-            }
-            group = CommitGroup()
-        }
-        group.size += 1
-        let result: Result<T, any Error>
-        do {
-            try writer.query("SAVEPOINT write")
-            let value = try body(writer)
-            try writer.query("RELEASE write")
-            result = .success(value)
-        } catch {
-            result = .failure(Self.located(error, path))
-            if writer.inTransaction {
+        let (group, result) = try writerState.withLock { state -> (CommitGroup, Result<T, any Error>) in
+            waitingWriters.withLock { $0 -= 1 }
+            let group: CommitGroup
+            if let open = state.openGroup {
+                group = open
+                state.openGroup = nil
+            } else {
                 do {
-                    try writer.query("ROLLBACK TO write")
-                    try writer.query("RELEASE write")
+                    try writer.query("BEGIN IMMEDIATE")
                 } catch {
-                    // It cannot be undone alone, so it must not be committed with the others.
-                    _ = try? writer.query("ROLLBACK")
+                    throw Self.located(error, path)
+                }
+                group = CommitGroup()
+            }
+            let size = group.add()
+            let result: Result<T, any Error>
+            do {
+                try writer.query("SAVEPOINT write")
+                let value = try body(writer)
+                try writer.query("RELEASE write")
+                result = .success(value)
+            } catch {
+                result = .failure(Self.located(error, path))
+                if writer.inTransaction {
+                    do {
+                        try writer.query("ROLLBACK TO write")
+                        try writer.query("RELEASE write")
+                    } catch {
+                        // It cannot be undone alone, so it must not be committed with the others.
+                        _ = try? writer.query("ROLLBACK")
+                    }
                 }
             }
-        }
-        if !writer.inTransaction {
-            // The whole transaction was rolled back (by SQLite after an I/O error or a full
-            // disk, or above): the group's earlier writes went with it.
-            let cause: String
-            if case .failure(let error) = result { cause = "\(error)" } else { cause = "the transaction ended inside a write" }
-            // Nothing of this write landed and a retry may: transient, whatever its neighbour's cause.
-            group.finish(.failure(StorageError.unavailable(reason: "\(path): rolled back with a write grouped with it: \(cause)")))
-            writeLock.unlock()
-        } else if CommitGroupPolicy.handsOver(groupSize: group.size, waitingWriters: waitingWriters.withLock { $0 }) {
-            openGroup = group
-            writeLock.unlock()
-        } else {
-            group.finish(commit())
-            writeLock.unlock()
+            if !writer.inTransaction {
+                // The whole transaction was rolled back (by SQLite after an I/O error or a full
+                // disk, or above): the group's earlier writes went with it.
+                let cause: String
+                if case .failure(let error) = result { cause = "\(error)" } else { cause = "the transaction ended inside a write" }
+                // Nothing of this write landed and a retry may: transient, whatever its neighbour's cause.
+                group.finish(.failure(StorageError.unavailable(reason: "\(path): rolled back with a write grouped with it: \(cause)")))
+            } else if CommitGroupPolicy.handsOver(groupSize: size, waitingWriters: waitingWriters.withLock { $0 }) {
+                state.openGroup = group
+            } else {
+                group.finish(commit(&state))
+            }
+            return (group, result)
         }
         let ended = group.ended()
         let value = try result.get()
@@ -148,8 +142,8 @@ public final class SQLiteDatabase: @unchecked Sendable {
     }
 
     /// Commits the writer's transaction; on failure rolls it back and says why.
-    private func commit() -> Result<Void, any Error> {
-        commits += 1
+    private func commit(_ state: inout WriterState) -> Result<Void, any Error> {
+        state.commits += 1
         do {
             try writer.query("COMMIT")
             return .success(())
@@ -217,33 +211,33 @@ public final class SQLiteDatabase: @unchecked Sendable {
     /// "wal" when another process (an operator command) has the database open. Reads fail after it.
     public func checkpointForShutdown() throws -> String {
         checkpointer.stop()
-        readers.withLock { $0.removeAll() }
-        writeLock.lock()
-        defer { writeLock.unlock() }
-        commitOpenGroup()
-        return try writer.query("PRAGMA journal_mode = DELETE").first?.text(0) ?? ""
+        readers.removeAll()
+        return try writerState.withLock { state in
+            commitOpenGroup(&state)
+            return try writer.query("PRAGMA journal_mode = DELETE").first?.text(0) ?? ""
+        }
     }
 
     /// Copies the whole log into the database file and empties it (`wal_checkpoint(TRUNCATE)`,
     /// which waits for readers): a benchmark settles a bulk load with it before timing.
     package func checkpointCompletely() throws {
-        writeLock.lock()
-        defer { writeLock.unlock() }
-        commitOpenGroup()
-        _ = try writer.query("PRAGMA wal_checkpoint(TRUNCATE)")
+        try writerState.withLock { state in
+            commitOpenGroup(&state)
+            _ = try writer.query("PRAGMA wal_checkpoint(TRUNCATE)")
+        }
     }
 
-    /// Commits a group left open for a writer that has not taken it yet (under `writeLock`).
-    private func commitOpenGroup() {
-        guard let open = openGroup else { return }
-        openGroup = nil
-        open.finish(commit())
+    /// Commits a group left open for a writer that has not taken it yet (under `writerState`'s lock).
+    private func commitOpenGroup(_ state: inout WriterState) {
+        guard let open = state.openGroup else { return }
+        state.openGroup = nil
+        open.finish(commit(&state))
     }
 
     /// A pooled reader; nil, without waiting, when `waiting` is false and none is free.
     private func takeReader(waiting: Bool) throws -> SQLiteConnection? {
         guard freeReaders.wait(timeout: waiting ? .distantFuture : .now()) == .success else { return nil }
-        guard let conn = readers.withLock({ $0.popLast() }) else {
+        guard let conn = readers.take() else {
             freeReaders.signal()
             throw StorageError.cannotOpen(path: path, reason: "the database was closed for shutdown")
         }
@@ -251,9 +245,17 @@ public final class SQLiteDatabase: @unchecked Sendable {
     }
 
     private func returnReader(_ conn: SQLiteConnection) {
-        readers.withLock { $0.append(conn) }
+        readers.put(conn)
         freeReaders.signal()
     }
+}
+
+/// What the writer connection's lock guards besides the connection.
+private struct WriterState: Sendable {
+    /// The transaction a write left open for the next one to join.
+    var openGroup: CommitGroup?
+    /// Commits so far.
+    var commits = 0
 }
 
 extension SQLiteDatabase {
@@ -267,9 +269,7 @@ extension SQLiteDatabase {
 
     /// Commits of write transactions so far (tests: concurrent writes share them).
     package var commitCount: Int {
-        writeLock.lock()
-        defer { writeLock.unlock() }
-        return commits
+        writerState.withLock { $0.commits }
     }
 
     /// The journal mode in effect ("wal" once opened by the service).

@@ -11,10 +11,8 @@ import Locking
 /// threshold a passive checkpoint runs on a queue of its own, on a connection of its own,
 /// beside the writer and the readers (a passive checkpoint never waits for either). What
 /// arrived meanwhile the writer copies after a later commit, so the log can start over
-/// (``CheckpointSchedule`` decides which).
-///
-/// `@unchecked Sendable`: its mutable state is inside `state`; `queue` is serial.
-final class WALCheckpointer: @unchecked Sendable {
+/// (``CheckpointSchedule`` decides which). Its mutable state is inside `state`; `queue` is serial.
+final class WALCheckpointer: Sendable {
     let path: String
     private let busyTimeoutMilliseconds: Int32
     private let queue = DispatchQueue(label: "badge-service.wal-checkpoint", qos: .utility)

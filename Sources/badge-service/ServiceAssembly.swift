@@ -117,8 +117,8 @@ enum ServiceAssembly {
         let accessLog = accessSink.map { AccessLog(sink: $0) }
         // Whatever way serve ends from here (a stop, a failed bind), what is buffered goes out.
         defer { _ = accessSink?.flush(timeout: 2) }
-        let gateway = Gateway(service: service, authenticator: authenticator,
-                              pool: WorkerPool(threads: config.workers, capacity: 4096, perKeyCapacity: config.queuePerAddress),
+        let pool = WorkerPool(threads: config.workers, capacity: 4096, perKeyCapacity: config.queuePerAddress)
+        let gateway = Gateway(service: service, authenticator: authenticator, pool: pool,
                               metrics: metrics,
                               accessLog: accessLog, clock: systemClock,
                               readiness: {
@@ -157,6 +157,10 @@ enum ServiceAssembly {
             reloader.reloadAndLog(trigger: "SIGHUP")
         })
         reloader.stopWatching()
+        // Jobs already queued finish (and their writes land) before the store is closed.
+        pool.shutdown()
+        // The metrics read the server, which holds the gateway, which holds the metrics.
+        madeServer.withLock { $0 = nil }
         if let accessSink, !accessSink.flush(timeout: 2) {
             ServiceLog.warning("standard output did not take the last access-log lines within 2 s; they are lost")
         }

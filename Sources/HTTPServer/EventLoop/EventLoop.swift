@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Locking
 
 /// One thread, one epoll instance, its descriptor of the shared listening socket, and the
 /// connections accepted on it.
@@ -32,7 +33,7 @@ import Glibc
 ///   wake-up is pending.
 ///
 /// `@unchecked Sendable`: other threads call only `requestShutdown`, `respond` and `handOver`,
-/// which touch the inbox under `lock` (or, on the loop's own thread, the loop-local inbox);
+/// which touch the inbox under `shared`'s lock (or, on the loop's own thread, the loop-local inbox);
 /// `peers` is set before any loop runs and never changes; everything else is used on the loop's
 /// thread alone.
 final class EventLoop: @unchecked Sendable {
@@ -83,13 +84,21 @@ final class EventLoop: @unchecked Sendable {
     /// answered when the process runs out of descriptors.
     private var spareFD: Int32 = -1
 
-    // Shared with other threads, under `lock`.
-    private let lock = NSLock()
-    private var inbox: [(Connection, UInt64, HTTPResponse)] = []
-    /// Connections another loop accepted for this one: descriptor and peer address.
-    private var arrivals: [(Int32, String)] = []
-    private var wakePending = false
-    private var shutdownRequested = false
+    /// What other threads hand the loop, read by the loop when the eventfd wakes it.
+    private struct Inbox {
+        var responses: [(Connection, UInt64, HTTPResponse)] = []
+        /// Connections another loop accepted for this one: descriptor and peer address.
+        var arrivals: [(Int32, String)] = []
+        var wakePending = false
+        var shutdownRequested = false
+
+        /// Whether the caller must write the eventfd (no wake-up is pending yet).
+        mutating func needsWake() -> Bool {
+            defer { wakePending = true }
+            return !wakePending
+        }
+    }
+    private let shared = LockedValueBox(Inbox())
 
     init(context: ServerContext, index: Int, listener: Int32) throws {
         self.context = context
@@ -122,7 +131,7 @@ final class EventLoop: @unchecked Sendable {
         if listener >= 0 { Glibc.close(listener) }
         if spareFD >= 0 { Glibc.close(spareFD) }
         // Handed over by a loop still accepting after this one stopped (shutdown only).
-        for (fd, _) in arrivals { Glibc.close(fd) }
+        for (fd, _) in shared.withLock({ $0.arrivals }) { Glibc.close(fd) }
         readBuffer.deallocate()
         events.deallocate()
     }
@@ -170,11 +179,10 @@ final class EventLoop: @unchecked Sendable {
 
     /// Asks the loop to shut down gracefully (any thread).
     func requestShutdown() {
-        lock.lock()
-        shutdownRequested = true
-        let wake = !wakePending
-        wakePending = true
-        lock.unlock()
+        let wake = shared.withLock { inbox in
+            inbox.shutdownRequested = true
+            return inbox.needsWake()
+        }
         if wake { signalWake() }
     }
 
@@ -188,21 +196,19 @@ final class EventLoop: @unchecked Sendable {
             }
             return
         }
-        lock.lock()
-        inbox.append((connection, sequence, response))
-        let wake = !wakePending
-        wakePending = true
-        lock.unlock()
+        let wake = shared.withLock { inbox in
+            inbox.responses.append((connection, sequence, response))
+            return inbox.needsWake()
+        }
         if wake { signalWake() }
     }
 
     /// Gives this loop a connection another loop accepted and admitted (any thread).
     func handOver(_ fd: Int32, remoteAddress: String) {
-        lock.lock()
-        arrivals.append((fd, remoteAddress))
-        let wake = !wakePending
-        wakePending = true
-        lock.unlock()
+        let wake = shared.withLock { inbox in
+            inbox.arrivals.append((fd, remoteAddress))
+            return inbox.needsWake()
+        }
         if wake { signalWake() }
     }
 
@@ -418,14 +424,11 @@ final class EventLoop: @unchecked Sendable {
     private func drainWakeups() {
         var value: UInt64 = 0
         _ = read(wakeFD, &value, 8)
-        lock.lock()
-        let delivered = inbox
-        inbox = []
-        let arrived = arrivals
-        arrivals = []
-        wakePending = false
+        let (delivered, arrived, shutdownRequested) = shared.withLock { inbox in
+            defer { inbox = Inbox(shutdownRequested: inbox.shutdownRequested) }
+            return (inbox.responses, inbox.arrivals, inbox.shutdownRequested)
+        }
         let shutdown = shutdownRequested && !stopping
-        lock.unlock()
         for (connection, sequence, response) in delivered {
             connection.perform(connection.deliver(response, sequence: sequence))
         }

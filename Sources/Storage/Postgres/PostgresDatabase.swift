@@ -12,15 +12,14 @@ import Locking
 /// it is a ``StorageError/conflict(constraint:)``); a lost connection is closed, not pooled, and
 /// the request fails with ``StorageError/unavailable(reason:)``. A read runs in one REPEATABLE READ,
 /// READ ONLY transaction (a consistent snapshot).
-///
-/// `@unchecked Sendable`: a connection is used by one thread between taking it from `idle` and
-/// putting it back; `permits` bounds how many are out at once.
-public final class PostgresDatabase: @unchecked Sendable {
+/// A connection is used by one thread between taking it from `idle` and putting it back;
+/// `permits` bounds how many are out at once.
+public final class PostgresDatabase: Sendable {
     /// Attempts of a write whose transaction the server aborted for a serialisation failure or a deadlock.
     static let serialisationAttempts = 8
 
     public let settings: PostgresSettings
-    private let idle = LockedValueBox<[PostgresConnection]>([])
+    private let idle = IdleConnections<PostgresConnection>()
     private let permits: DispatchSemaphore
 
     /// Connects once (so a wrong URL, password or server shows at start), applies pending
@@ -45,7 +44,7 @@ public final class PostgresDatabase: @unchecked Sendable {
                 throw StorageError.unavailable(reason: "it is at schema version \(plan.found), this service needs \(Migrations.latestVersion): run badge-service migrate")
             }
         }
-        idle.withLock { $0.append(first) }
+        idle.put(first)
     }
 
     /// The schema version of the database `settings` name, read on a connection of its own
@@ -131,12 +130,12 @@ public final class PostgresDatabase: @unchecked Sendable {
         }
         defer { permits.signal() }
         do {
-            if let pooled = idle.withLock({ $0.popLast() }) {
+            if let pooled = idle.take() {
                 do {
                     return try run(body, on: pooled)
                 } catch let failed as FailedAtBegin where pooled.isBroken {
                     guard case StorageError.unavailable = failed.error else { throw failed }
-                    idle.withLock { $0.removeAll() }
+                    idle.removeAll()
                 }
             }
             return try run(body, on: try PostgresConnection(settings: settings))
@@ -146,7 +145,7 @@ public final class PostgresDatabase: @unchecked Sendable {
     }
 
     private func run<T>(_ body: (PostgresConnection) throws -> T, on conn: PostgresConnection) throws -> T {
-        defer { if conn.isOpen { idle.withLock { $0.append(conn) } } }
+        defer { if conn.isOpen { idle.put(conn) } }
         return try body(conn)
     }
 
@@ -169,7 +168,7 @@ public final class PostgresDatabase: @unchecked Sendable {
 
     /// Closes every idle connection (tests: a server restart; shutdown).
     public func closeIdleConnections() {
-        idle.withLock { $0.removeAll() }
+        idle.removeAll()
     }
 }
 

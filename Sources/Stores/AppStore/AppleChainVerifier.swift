@@ -84,7 +84,7 @@ final class AppleChainVerifier: @unchecked Sendable {
 }
 
 /// A leaf certificate whose chain verified and whose key is P-256.
-struct VerifiedLeaf: @unchecked Sendable {
+struct VerifiedLeaf: Sendable {
     let certificate: X509Certificate
 
     /// Whether `signature`, raw `R||S` of 64 bytes (JOSE), is a valid ES256 signature of `message`.
