@@ -65,7 +65,7 @@ public enum SchemaEvent: Equatable, Sendable {
 public typealias SchemaReport = (SchemaEvent) -> Void
 
 extension Duration {
-    /// Whole milliseconds, for the migration log.
+    /// Whole milliseconds (the migration log, the database deadlines).
     var wholeMilliseconds: Int {
         Int(components.seconds) * 1_000 + Int(components.attoseconds / 1_000_000_000_000_000)
     }

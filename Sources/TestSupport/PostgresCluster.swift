@@ -91,6 +91,31 @@ public final class PostgresCluster: Sendable {
         try run("pg_ctl", ["-D", directory + "/data", "-l", directory + "/server.log", "-w", "-t", "60", "-o", options, "start"])
     }
 
+    /// Stops every process of the server with SIGSTOP, as a hung host would: connections stay
+    /// open and connects are accepted by the kernel, but nothing answers. ``thaw()`` resumes it.
+    public func freeze() throws { try signalServer(SIGSTOP) }
+
+    /// Resumes a server ``freeze()`` stopped.
+    public func thaw() throws { try signalServer(SIGCONT) }
+
+    /// Sends `signal` to the postmaster (its pid is `postmaster.pid`'s first line) and each of its children.
+    private func signalServer(_ signal: Int32) throws {
+        let pidFile = directory + "/data/postmaster.pid"
+        guard let text = try? String(contentsOfFile: pidFile, encoding: .utf8),
+              let first = text.split(separator: "\n").first, let postmaster = pid_t(first) else {
+            throw ChildProcessError(description: "no running server: \(pidFile) names no process")
+        }
+        var processes = [postmaster]
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+            guard let pid = pid_t(entry), let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { continue }
+            // After the command's closing parenthesis: the state, then the parent's pid.
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            if fields.count > 1, pid_t(fields[1]) == postmaster { processes.append(pid) }
+        }
+        for pid in processes { kill(pid, signal) }
+    }
+
     /// Runs a PostgreSQL tool to its end, its output to a file: the server `pg_ctl start` leaves
     /// running must hold no pipe of ours (``runHoldingNoDescriptorOfOurs(_:environment:output:)``).
     private func run(_ tool: String, _ arguments: [String]) throws {

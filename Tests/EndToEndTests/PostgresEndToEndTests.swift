@@ -20,7 +20,8 @@ import Testing
     /// A configuration for `database`: the URL without the password, which is in a file beside it.
     /// With `sharedKeyFile` off, each instance keeps the key file in its own data directory, as
     /// separate hosts do.
-    func configuration(_ cluster: PostgresCluster, _ database: PostgresSettings, sharedKeyFile: Bool = true) throws -> String {
+    func configuration(_ cluster: PostgresCluster, _ database: PostgresSettings, sharedKeyFile: Bool = true,
+                       databaseKeys: String = "") throws -> String {
         let password = dir.file("pg-password")
         try Data((cluster.password + "\n").utf8).write(to: URL(fileURLWithPath: password))
         chmod(password, 0o600)
@@ -31,6 +32,7 @@ import Testing
             password_file = \(password)
             pool_size = 4
             connect_timeout = 2
+            \(databaseKeys)
             \(sharedKeyFile ? "[issuer]\nkey_file = \(dir.file("issuer-keys.json"))" : "")
             """.write(toFile: file, atomically: true, encoding: .utf8)
         return file
@@ -311,5 +313,30 @@ import Testing
         #expect(try HTTP.request("GET", a.url + "/readyz").status == 200)
         #expect(a.stop() == 0)
         #expect(!a.stderr.contains(cluster.password))
+    }
+
+    /// The server freezes under a running gateway (SIGSTOP: nothing answers, nothing is refused):
+    /// a request and /readyz are answered 503 once the client-side deadlines pass, rather than
+    /// when the server resumes, and the same gateway serves again once it does.
+    @Test func aFrozenServerIsAnswered503AtTheDeadlinesThenRecovered() throws {
+        let cluster = try PostgresCluster.dedicated()
+        let database = try cluster.makeDatabase()
+        let config = try configuration(cluster, database, databaseKeys: "statement_timeout_ms = 1000")
+        let a = try ServiceProcess(data: TemporaryDirectory("e2e-pg-frozen"), arguments: ["--config", config])
+        let first = try code(a, config: config), second = try code(a, config: config)
+        #expect(try redeem(a, key: Ed25519PrivateKey(), master: SecureRandom.bytes(32), code: first).status == 200)
+        try cluster.freeze()
+        var thawed = false
+        defer { if !thawed { try? cluster.thaw() } }
+        // The test client gives up after 30 s: a gateway that waits for the server fails here.
+        let down = try redeem(a, key: Ed25519PrivateKey(), master: SecureRandom.bytes(32), code: second)
+        #expect(down.status == 503 && down.response?.errorCode == .providerUnavailable, "\(down.text)")
+        let ready = try HTTP.request("GET", a.url + "/readyz")
+        #expect(ready.status == 503 && ready.text.contains("127.0.0.1:\(cluster.port)"), "\(ready.text)")
+        try cluster.thaw()
+        thawed = true
+        #expect(waitUntil(timeout: .seconds(30)) { (try? HTTP.request("GET", a.url + "/readyz").status) == 200 })
+        #expect(try redeem(a, key: Ed25519PrivateKey(), master: SecureRandom.bytes(32), code: second).status == 200)
+        #expect(a.stop() == 0)
     }
 }

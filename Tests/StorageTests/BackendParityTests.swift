@@ -270,6 +270,54 @@ import Testing
         _ = try store.write { try $0.insertPurchase(key: "L", masterKey: [1], badgeType: .supporter, at: t0) }
         #expect(try store.read { try $0.purchase(key: "L") } != nil)
     }
+
+    /// The server freezes (SIGSTOP: its connections stay open and the kernel still accepts new
+    /// ones, but nothing answers, so its own statement_timeout cancels nothing): a read on a
+    /// pooled connection, a write, and the readiness probe fail as unavailable once the client's
+    /// deadlines pass instead of waiting as long as the server stays frozen, and the same store
+    /// works again once it resumes.
+    @Test func aFrozenServerFailsRequestsAtTheDeadlinesThenRecovers() throws {
+        let cluster = try PostgresCluster.dedicated()
+        let made = try cluster.makeDatabase()
+        let settings = try PostgresSettings(url: made.url, password: made.password, poolSize: 2, connectTimeoutSeconds: 2,
+                                            statementTimeoutMilliseconds: 1_000)
+        let store = try PostgresBadgeStore(settings: settings), t0 = t0
+        _ = try store.write { try $0.insertPurchase(key: "K", masterKey: [1], badgeType: .supporter, at: t0) }
+        try cluster.freeze()
+        var thawed = false
+        defer { if !thawed { try? cluster.thaw() } }
+
+        // Each attempt runs on a thread of its own so that a wait without end fails the test
+        // (and the server is thawed) rather than hanging the suite.
+        func failsUnavailable(_ what: String, _ attempt: @escaping @Sendable () throws -> Void) {
+            let outcome = LockedValueBox<(any Error)??>(nil)
+            Thread.detachNewThread {
+                do { try attempt(); outcome.withLock { $0 = .some(nil) } } catch { outcome.withLock { $0 = .some(error) } }
+            }
+            let ended = waitUntil(timeout: .seconds(30)) { outcome.withLock { $0 != nil } }
+            #expect(ended, "\(what) still waits on a frozen server")
+            guard ended, case .some(.some(let error)) = outcome.withLock({ $0 }) else {
+                if ended { Issue.record("\(what) succeeded on a frozen server") }
+                return
+            }
+            guard case StorageError.unavailable(let reason) = error else {
+                Issue.record("\(what): \(error), expected unavailable")
+                return
+            }
+            #expect(reason.contains("127.0.0.1:\(cluster.port)"), "\(what): \(reason)")
+        }
+        failsUnavailable("a read on a pooled connection") { _ = try store.read { try $0.purchase(key: "K") } }
+        failsUnavailable("a write") { _ = try store.write { try $0.insertPurchase(key: "L", masterKey: [1], badgeType: .supporter, at: t0) } }
+        let probe = LockedValueBox<Readiness?>(nil)
+        Thread.detachNewThread { let r = store.readiness(); probe.withLock { $0 = r } }
+        #expect(waitUntil(timeout: .seconds(30)) { probe.withLock { $0 != nil } }, "the readiness probe still waits on a frozen server")
+        #expect(probe.withLock { $0 }?.reason?.contains("127.0.0.1:\(cluster.port)") == true)
+
+        try cluster.thaw()
+        thawed = true
+        #expect(waitUntil(timeout: .seconds(30)) { (try? store.read { try $0.purchase(key: "K") }) != nil })
+        #expect(store.readiness() == .ready)
+    }
 }
 
 private func * (items: [String], times: Int) -> [String] { Array((0..<times).flatMap { _ in items }) }

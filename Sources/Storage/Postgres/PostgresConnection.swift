@@ -14,11 +14,26 @@ final class PostgresConnection: SQLConnection {
     /// Set when a statement failed with a serialisation failure or a deadlock: the transaction is
     /// lost whatever the caller's body made of the error, and the whole body is run again.
     private(set) var mustRetryTransaction = false
+    /// Set when the server did not answer in time: nothing sent on this connection is known to
+    /// have run or not, and the server may not be reachable at all.
+    private(set) var timedOut = false
+    /// How long a statement waits for its answer on the socket. The server cancels a statement at
+    /// `statement_timeout` itself, but a frozen or unreachable server cancels nothing: this
+    /// deadline, a little past the server's, is what bounds a request then.
+    private let answerWait: Duration
+    /// Set while a migration step runs: it may wait for another instance's step, and the server
+    /// bounds none of it either.
+    private var answerWaitLifted = false
+    private let server: String
 
     /// Connects within the settings' connect timeout, every statement bounded by their statement
     /// timeout. A failure is ``StorageError/unavailable(reason:)`` naming the server, never the password.
     init(settings: PostgresSettings) throws {
         var pairs: [(String, String)] = [
+            // Before the URL, so the URL's own values win: TCP keepalives and an unacknowledged-data
+            // limit close a connection whose host vanished instead of leaving it waiting for hours.
+            ("keepalives", "1"), ("keepalives_idle", "30"), ("keepalives_interval", "10"), ("keepalives_count", "3"),
+            ("tcp_user_timeout", "30000"),
             ("dbname", settings.url),
             ("connect_timeout", String(settings.connectTimeoutSeconds)),
             ("application_name", "badge-service"),
@@ -39,6 +54,13 @@ final class PostgresConnection: SQLConnection {
             throw StorageError.unavailable(reason: "cannot connect to \(settings.redacted): \(reason)")
         }
         handle = conn
+        server = settings.redacted
+        answerWait = .milliseconds(settings.statementTimeoutMilliseconds + Self.answerMargin)
+        // Statements are sent and awaited with a deadline of our own (``answer(sent:)``).
+        guard PQsetnonblocking(conn, 1) == 0 else {
+            PQfinish(conn)
+            throw StorageError.unavailable(reason: "cannot connect to \(settings.redacted): libpq refused non-blocking mode")
+        }
         // Notices (a NOTICE from CREATE TABLE IF NOT EXISTS) would go to stderr; nothing in them is ours to act on.
         PQsetNoticeProcessor(conn, { _, _ in }, nil)
     }
@@ -48,9 +70,20 @@ final class PostgresConnection: SQLConnection {
     /// Whether the server still answers on this connection as far as libpq knows.
     var isOpen: Bool { !isBroken && PQstatus(handle) == CONNECTION_OK }
 
+    /// What the answer deadline adds to the server's `statement_timeout`, so that a server that
+    /// answers at all answers first (its cancellation is the cleaner failure).
+    static let answerMargin = 500
+
+    /// Runs `body` with no deadline on the answers (migration steps; see ``answerWait``).
+    func withoutAnswerDeadline<T>(_ body: () throws -> T) rethrows -> T {
+        answerWaitLifted = true
+        defer { answerWaitLifted = false }
+        return try body()
+    }
+
     /// Runs SQL without bound values (may hold several statements).
     func execute(_ sql: String) throws {
-        let result = PQexec(handle, sql)
+        let result = try answer(sent: PQsendQuery(handle, sql))
         defer { PQclear(result) }
         _ = try rows(of: result)
     }
@@ -79,9 +112,78 @@ final class PostgresConnection: SQLConnection {
         }
         defer { buffers.forEach { $0.map { free($0) } } }
         let pointers = buffers.map { UnsafePointer($0) }
-        let result = PQexecParams(handle, text, Int32(values.count), nil, pointers, lengths, formats, 0)
+        let result = try answer(sent: PQsendQueryParams(handle, text, Int32(values.count), nil, pointers, lengths, formats, 0))
         defer { PQclear(result) }
         return try rows(of: result)
+    }
+
+    /// Waits for the answer to what was just sent, as `PQexec` would but never past ``answerWait``:
+    /// the last result, or the first failed one. A connection past its deadline is given up.
+    private func answer(sent: Int32) throws -> OpaquePointer {
+        guard sent == 1 else { throw lost(Self.oneLine(PQerrorMessage(handle))) }
+        let deadline = answerWaitLifted ? nil : ContinuousClock.now + answerWait
+        // Non-blocking: what did not fit the socket waits in libpq's buffer until flushed.
+        while true {
+            let flushed = PQflush(handle)
+            if flushed == 0 { break }
+            guard flushed > 0 else { throw lost(Self.oneLine(PQerrorMessage(handle))) }
+            try waitForSocket(Int16(POLLIN | POLLOUT), until: deadline)
+            guard PQconsumeInput(handle) == 1 else { throw lost(Self.oneLine(PQerrorMessage(handle))) }
+        }
+        var kept: OpaquePointer?
+        while true {
+            while PQisBusy(handle) == 1 {
+                do {
+                    try waitForSocket(Int16(POLLIN), until: deadline)
+                } catch {
+                    PQclear(kept)
+                    throw error
+                }
+                guard PQconsumeInput(handle) == 1 else {
+                    PQclear(kept)
+                    throw lost(Self.oneLine(PQerrorMessage(handle)))
+                }
+            }
+            guard let result = PQgetResult(handle) else { break }
+            if let previous = kept, Self.failed(previous) {
+                PQclear(result)
+            } else {
+                PQclear(kept)
+                kept = result
+            }
+        }
+        guard let kept else { throw lost(Self.oneLine(PQerrorMessage(handle))) }
+        return kept
+    }
+
+    private static func failed(_ result: OpaquePointer) -> Bool {
+        let status = PQresultStatus(result)
+        return status == PGRES_FATAL_ERROR || status == PGRES_BAD_RESPONSE
+    }
+
+    /// Waits until the socket is ready for `events` or the deadline passes (then the connection
+    /// is given up: a statement may be running or committed, so it is never reused); no deadline waits as long as it takes.
+    private func waitForSocket(_ events: Int16, until deadline: ContinuousClock.Instant?) throws {
+        let fd = PQsocket(handle)
+        guard fd >= 0 else { throw lost("the connection has no socket") }
+        while true {
+            let left = deadline.map { $0 - ContinuousClock.now } ?? .seconds(3600)
+            guard left > .zero else {
+                timedOut = true
+                isBroken = true
+                throw StorageError.unavailable(reason: "\(server) did not answer within \(answerWait.wholeMilliseconds) ms ([database] statement_timeout_ms)")
+            }
+            var ready = pollfd(fd: fd, events: events, revents: 0)
+            let milliseconds = deadline == nil ? -1 : Int32(clamping: max(1, left.wholeMilliseconds))
+            let n = poll(&ready, 1, milliseconds)
+            if n > 0 { return }
+            if n < 0 && errno != EINTR { throw lost("poll failed (errno \(errno))") }
+        }
+    }
+
+    private func lost(_ reason: String) -> StorageError {
+        isBroken = true
+        return .unavailable(reason: reason)
     }
 
     /// `?` outside quoted text becomes `$1`, `$2`, … (kept per statement text).
@@ -203,11 +305,16 @@ final class PostgresConnection: SQLConnection {
     /// Starts a transaction's attempt afresh: no failure of a previous attempt carries over.
     func resetTransactionState() { mustRetryTransaction = false }
 
-    /// Ends a failed transaction; a connection that cannot even roll back is not reused.
+    /// Ends a failed transaction; a connection that cannot even roll back is not reused. A
+    /// connection already given up is not asked (the server drops its transaction with it).
     func rollback() {
-        let result = PQexec(handle, "ROLLBACK")
+        guard !isBroken else { return }
+        guard let result = try? answer(sent: PQsendQuery(handle, "ROLLBACK")) else {
+            isBroken = true
+            return
+        }
         defer { PQclear(result) }
-        if result == nil || PQresultStatus(result) != PGRES_COMMAND_OK { isBroken = true }
+        if PQresultStatus(result) != PGRES_COMMAND_OK { isBroken = true }
     }
 
     static func oneLine(_ text: UnsafePointer<CChar>?) -> String {

@@ -121,7 +121,8 @@ public final class PostgresDatabase: Sendable {
     /// Takes a connection for `body`, opening one when none is idle and fewer than the pool size
     /// are out, else waiting up to the connect timeout. A pooled connection the server dropped
     /// (a restart) fails at its first statement: then every idle one is closed, as they are as
-    /// stale, and `body` runs once more on a fresh connection. A connection lost later is never
+    /// stale, and `body` runs once more on a fresh connection, unless the server did not answer
+    /// at all (frozen or unreachable: another wait would only double the request's). A connection lost later is never
     /// run again: its COMMIT may have landed before the reply was lost, and a second run would
     /// write twice what is not conditional (an operator's support credit).
     private func withConnection<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
@@ -133,7 +134,7 @@ public final class PostgresDatabase: Sendable {
             if let pooled = idle.take() {
                 do {
                     return try run(body, on: pooled)
-                } catch let failed as FailedAtBegin where pooled.isBroken {
+                } catch let failed as FailedAtBegin where pooled.isBroken && !pooled.timedOut {
                     guard case StorageError.unavailable = failed.error else { throw failed }
                     idle.removeAll()
                 }

@@ -76,17 +76,19 @@ enum PostgresMigrations {
     }
 
     private static func step(_ conn: PostgresConnection, _ body: () throws -> Void) throws {
-        try conn.execute("BEGIN")
-        do {
-            // A step may wait for another instance's step and may rebuild a large table: neither
-            // is a request's statement, so `[database] statement_timeout_ms` does not bound them.
-            try conn.execute("SET LOCAL statement_timeout = 0")
-            try conn.query("SELECT pg_advisory_xact_lock(?)", [.integer(lockKey)])
-            try body()
-            try conn.execute("COMMIT")
-        } catch {
-            conn.rollback()
-            throw error
+        // A step may wait for another instance's step and may rebuild a large table: neither is
+        // a request's statement, so `[database] statement_timeout_ms` bounds them on neither side.
+        try conn.withoutAnswerDeadline {
+            try conn.execute("BEGIN")
+            do {
+                try conn.execute("SET LOCAL statement_timeout = 0")
+                try conn.query("SELECT pg_advisory_xact_lock(?)", [.integer(lockKey)])
+                try body()
+                try conn.execute("COMMIT")
+            } catch {
+                conn.rollback()
+                throw error
+            }
         }
     }
 }
