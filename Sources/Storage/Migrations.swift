@@ -405,6 +405,14 @@ enum Migrations {
         );
         CREATE INDEX badge_disputes_by_payment ON badge_disputes (provider, payment_ref);
         """),
+        // A coin purchase records where the store says it was made, so a Sandbox one (App Review's,
+        // TestFlight's: paid by nobody) is told from a paid one, and a Play purchase records its
+        // token's digest, so the buyer's repeat is found before Play is asked. NULL on older rows.
+        MigrationStep(version: 17, additive: true, summary: "coin purchases record their store environment and Play token digest", sql: """
+        ALTER TABLE wallet_coin_ledger ADD COLUMN environment TEXT CHECK (environment IN ('production', 'sandbox'));
+        ALTER TABLE wallet_coin_ledger ADD COLUMN token_sha256 TEXT;
+        CREATE INDEX wallet_coin_ledger_by_token ON wallet_coin_ledger (token_sha256);
+        """),
     ]
 
     static var latestVersion: Int { steps.last!.version }

@@ -14,20 +14,32 @@ extension SQLiteBadgeStore: WalletStore {
 extension SQLStoreTransaction: WalletWriter {
     private static var coinColumns: String {
         """
-            entry_key, account, kind, channel, external_ref, pack_id, coins, gross_usd_cents, net_usd_cents, created_at
+            entry_key, account, kind, channel, external_ref, pack_id, coins, gross_usd_cents, net_usd_cents, created_at,
+            environment, token_sha256
             """
     }
 
     private func coinRow(_ r: SQLRow) throws -> CoinRow {
         let kindText = try r.text(2)
         guard let kind = CoinRow.Kind(rawValue: kindText) else { throw StorageError.corrupt("coin row kind \(kindText)") }
+        let environment = try r.optionalText(10).map { text in
+            guard let environment = CoinRow.Environment(rawValue: text) else { throw StorageError.corrupt("coin row environment \(text)") }
+            return environment
+        }
         return CoinRow(entryKey: try r.text(0), account: try r.text(1), kind: kind, channel: try r.text(3),
                        externalRef: try r.optionalText(4), packId: try r.text(5), coins: try r.int(6),
-                       grossUsdCents: try r.int(7), netUsdCents: try r.int(8), createdAt: Timestamp(seconds: try r.int(9)))
+                       grossUsdCents: try r.int(7), netUsdCents: try r.int(8), createdAt: Timestamp(seconds: try r.int(9)),
+                       environment: environment, tokenSHA256: try r.optionalText(11))
     }
 
     func coinRow(entryKey: String) throws -> CoinRow? {
         try conn.query("SELECT \(Self.coinColumns) FROM wallet_coin_ledger WHERE entry_key = ?", [.text(entryKey)]).first.map(coinRow)
+    }
+
+    func coinPurchase(tokenSHA256: String) throws -> CoinRow? {
+        try conn.query("""
+            SELECT \(Self.coinColumns) FROM wallet_coin_ledger WHERE token_sha256 = ? AND kind = 'purchase' AND channel = 'google'
+            """, [.text(tokenSHA256)]).first.map(coinRow)
     }
 
     func coinRows(account: String, limit: Int) throws -> [CoinRow] {
@@ -41,9 +53,10 @@ extension SQLStoreTransaction: WalletWriter {
 
     func appendCoinRow(_ row: CoinRow) throws {
         try conn.query("""
-            INSERT INTO wallet_coin_ledger (\(Self.coinColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO wallet_coin_ledger (\(Self.coinColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, [.text(row.entryKey), .text(row.account), .text(row.kind.rawValue), .text(row.channel),
                   row.externalRef.map { .text($0) } ?? .null, .text(row.packId), .integer(row.coins),
-                  .integer(row.grossUsdCents), .integer(row.netUsdCents), .integer(row.createdAt.seconds)])
+                  .integer(row.grossUsdCents), .integer(row.netUsdCents), .integer(row.createdAt.seconds),
+                  row.environment.map { .text($0.rawValue) } ?? .null, row.tokenSHA256.map { .text($0) } ?? .null])
     }
 }

@@ -13,6 +13,8 @@ public protocol WalletStore: Sendable {
 public protocol WalletReader {
     /// The row recorded under `entryKey` (e.g. `coin_purchase:google:GPA.1`), if any.
     func coinRow(entryKey: String) throws -> CoinRow?
+    /// The Play coin purchase credited for the token whose SHA-256 (unpadded base64url) is `tokenSHA256`, if any.
+    func coinPurchase(tokenSHA256: String) throws -> CoinRow?
     /// The account's rows, newest first, at most `limit`.
     func coinRows(account: String, limit: Int) throws -> [CoinRow]
     /// The sum of the account's rows (negative when reversals outran what was left: debt).
@@ -41,6 +43,12 @@ public struct CoinRow: Sendable, Equatable {
         case devGrant = "dev_grant"
     }
 
+    /// Where the store says the purchase was made: a Sandbox purchase is paid by nobody.
+    public enum Environment: String, Sendable {
+        case production
+        case sandbox
+    }
+
     /// Unique platform-wide: `coin_purchase:<channel>:<ref>`, `coin_reversal:<channel>:<ref>`, `dev_grant:<random>`.
     public let entryKey: String
     /// The wallet account: the canonical purchase key text of the signing key.
@@ -56,9 +64,14 @@ public struct CoinRow: Sendable, Equatable {
     public let grossUsdCents: Int64
     public let netUsdCents: Int64
     public let createdAt: Timestamp
+    /// A store purchase's (and its reversal's) environment; nil for a dev grant and rows written before it was recorded.
+    public let environment: Environment?
+    /// A Play purchase's token digest (SHA-256, unpadded base64url), never the token; nil otherwise.
+    public let tokenSHA256: String?
 
     public init(entryKey: String, account: String, kind: Kind, channel: String, externalRef: String?, packId: String,
-                coins: Int64, grossUsdCents: Int64, netUsdCents: Int64, createdAt: Timestamp) {
+                coins: Int64, grossUsdCents: Int64, netUsdCents: Int64, createdAt: Timestamp,
+                environment: Environment? = nil, tokenSHA256: String? = nil) {
         self.entryKey = entryKey
         self.account = account
         self.kind = kind
@@ -69,5 +82,7 @@ public struct CoinRow: Sendable, Equatable {
         self.grossUsdCents = grossUsdCents
         self.netUsdCents = netUsdCents
         self.createdAt = createdAt
+        self.environment = environment
+        self.tokenSHA256 = tokenSHA256
     }
 }

@@ -16,6 +16,10 @@ public struct ConfirmedCoinPurchase: Sendable, Equatable {
     /// How a refund notice of this purchase is recorded when it comes before the purchase is
     /// presented: Apple's transaction id; for Play the SHA-256 of the token, as the badge path's.
     public let refund: ProviderRefund
+    /// Sandbox: paid by nobody (App Review, TestFlight, a Play license tester), credited with gross and net 0.
+    public let environment: CoinRow.Environment
+    /// A Play purchase's token digest, by which the buyer's repeat is found before Play is asked.
+    public let tokenSHA256: String?
 }
 
 /// The stores the wallet asks, each optional: an absent one answers provider_not_configured.
@@ -26,16 +30,24 @@ public struct CoinStores: Sendable {
     public var googlePlay: GooglePlayClient?
     /// Whether Play's license-tester purchases are credited (`[development] credit_test_purchases`).
     public var creditsTestPurchases: Bool
+    /// Whether App Store Sandbox purchases are credited at all (`[wallet] sandbox`): the design's
+    /// fallthrough lets App Review buy, and TestFlight testers too; off refuses them test_purchase.
+    public var creditsSandbox: Bool
+    /// Whether a store record without the buyer's account token is refused (`[wallet] require_account_binding`).
+    public var requiresAccountBinding: Bool
 
-    public init(appStore: AppStoreServerAPI? = nil, googlePlay: GooglePlayClient? = nil, creditsTestPurchases: Bool = false) {
+    public init(appStore: AppStoreServerAPI? = nil, googlePlay: GooglePlayClient? = nil, creditsTestPurchases: Bool = false,
+                creditsSandbox: Bool = true, requiresAccountBinding: Bool = false) {
         self.appStore = appStore
         self.googlePlay = googlePlay
         self.creditsTestPurchases = creditsTestPurchases
+        self.creditsSandbox = creditsSandbox
+        self.requiresAccountBinding = requiresAccountBinding
     }
 
     /// Asks Apple about the transaction `signedTransaction` names and judges Apple's own record:
     /// the client's JWS is read unverified, only for its transaction id.
-    func confirmApple(signedTransaction: String, pack named: CoinPack, packs: CoinPackTable,
+    func confirmApple(signedTransaction: String, pack named: CoinPack, packs: CoinPackTable, account: String,
                       now: Timestamp) throws(WalletRefusal) -> ConfirmedCoinPurchase {
         guard let appStore else { throw WalletRefusal(.providerNotConfigured, "the App Store Server API is not configured") }
         let transactionId: String
@@ -48,7 +60,12 @@ public struct CoinStores: Sendable {
         case .refused(let refusal):
             throw WalletRefusal(store: refusal.answer, refusal.reason)
         case .read(let transaction, _):
-            return try Self.judge(transaction, named: named, packs: packs)
+            let confirmed = try Self.judge(transaction, named: named, packs: packs)
+            if confirmed.environment == .sandbox && !creditsSandbox {
+                throw WalletRefusal(.testPurchase, "a Sandbox purchase and [wallet] sandbox is off")
+            }
+            try AccountBinding.check(transaction.appAccountToken, account: account, required: requiresAccountBinding, field: "appAccountToken")
+            return confirmed
         }
     }
 
@@ -71,12 +88,13 @@ public struct CoinStores: Sendable {
         }
         return ConfirmedCoinPurchase(channel: "apple", externalRef: transaction.transactionId, pack: pack,
                                      quantity: Int64(transaction.quantity),
-                                     refund: ProviderRefund(provider: "apple", kind: .payment, reference: transaction.transactionId))
+                                     refund: ProviderRefund(provider: "apple", kind: .payment, reference: transaction.transactionId),
+                                     environment: transaction.environment == .sandbox ? .sandbox : .production, tokenSHA256: nil)
     }
 
     /// Asks Play about `purchaseToken` with the named pack's own product id in the URL: a token
     /// bought for another pack is not Play's purchase of this one.
-    func confirmGoogle(purchaseToken: String, pack: CoinPack) throws(WalletRefusal) -> ConfirmedCoinPurchase {
+    func confirmGoogle(purchaseToken: String, pack: CoinPack, account: String) throws(WalletRefusal) -> ConfirmedCoinPurchase {
         guard let googlePlay else { throw WalletRefusal(.providerNotConfigured, "Google Play is not configured") }
         let purchase: PlayOneTimePurchase
         do {
@@ -84,10 +102,14 @@ public struct CoinStores: Sendable {
         } catch {
             throw WalletRefusal(store: error.verdict, error.reason, retryAfter: error.retrySeconds)
         }
+        try AccountBinding.check(purchase.obfuscatedExternalAccountId, account: account, required: requiresAccountBinding,
+                                 field: "obfuscatedExternalAccountId")
         let tokenDigest = Self.playTokenDigest(purchaseToken)
+        // A license tester's purchase (credited only with [development] credit_test_purchases) is paid by nobody.
         return ConfirmedCoinPurchase(channel: "google", externalRef: Self.playReference(orderId: purchase.orderID, token: purchaseToken),
                                      pack: pack, quantity: 1,
-                                     refund: ProviderRefund(provider: "google", kind: .payment, reference: tokenDigest))
+                                     refund: ProviderRefund(provider: "google", kind: .payment, reference: tokenDigest),
+                                     environment: purchase.isTest ? .sandbox : .production, tokenSHA256: tokenDigest)
     }
 
     /// The Play order id; a purchase without one (a promo code's) is known by the SHA-256 of

@@ -63,10 +63,11 @@ public final class WalletService: Sendable {
             case "apple":
                 let signed = request["payment"]?["signedTransaction"]?.stringValue ?? ""
                 if let replay = appleReplay(signedTransaction: signed, pack: pack, account: account) { return replay }
-                confirmed = try stores.confirmApple(signedTransaction: request["payment"]?["signedTransaction"]?.stringValue ?? "",
-                                                    pack: pack, packs: packs, now: now)
+                confirmed = try stores.confirmApple(signedTransaction: signed, pack: pack, packs: packs, account: account, now: now)
             default:
-                confirmed = try stores.confirmGoogle(purchaseToken: request["payment"]?["purchaseToken"]?.stringValue ?? "", pack: pack)
+                let token = request["payment"]?["purchaseToken"]?.stringValue ?? ""
+                if let replay = playReplay(purchaseToken: token, pack: pack, account: account) { return replay }
+                confirmed = try stores.confirmGoogle(purchaseToken: token, pack: pack, account: account)
             }
         } catch {
             report("wallet: coin purchase not credited: \(error.code.rawValue): \(error.message)")
@@ -88,6 +89,18 @@ public final class WalletService: Sendable {
         return WalletAnswer(["purchase": WalletWire.row(row)], result: "replayed")
     }
 
+    /// The original row again when the account presents a Play token already credited to it,
+    /// found by the token's digest before Play is asked, as ``appleReplay(signedTransaction:pack:account:)``.
+    /// nil when there is none (or only a row written before digests were recorded), or it is
+    /// another account's or pack's: then Play decides.
+    func playReplay(purchaseToken: String, pack: CoinPack, account: String) -> WalletAnswer? {
+        guard !purchaseToken.isEmpty,
+              let row = try? store.readWallet({ try $0.coinPurchase(tokenSHA256: CoinStores.playTokenDigest(purchaseToken)) }),
+              row.account == account, row.packId == pack.packId
+        else { return nil }
+        return WalletAnswer(["purchase": WalletWire.row(row)], result: "replayed")
+    }
+
     /// The idempotency key of a store's purchase: one credit per purchase, platform-wide.
     public static func purchaseKey(channel: String, externalRef: String) -> String { "coin_purchase:\(channel):\(externalRef)" }
     static func reversalKey(channel: String, externalRef: String) -> String { "coin_reversal:\(channel):\(externalRef)" }
@@ -97,10 +110,12 @@ public final class WalletService: Sendable {
     /// the transaction, so a crash between its answer and this write leaves nothing to undo.
     func credit(_ confirmed: ConfirmedCoinPurchase, account: String, now: Timestamp) -> WalletAnswer {
         let key = Self.purchaseKey(channel: confirmed.channel, externalRef: confirmed.externalRef)
-        let gross = confirmed.pack.grossUsdCents * confirmed.quantity
+        // A Sandbox purchase was paid by nobody: its coins count, its money does not.
+        let gross = confirmed.environment == .sandbox ? 0 : confirmed.pack.grossUsdCents * confirmed.quantity
         let row = CoinRow(entryKey: key, account: account, kind: .purchase, channel: confirmed.channel,
                           externalRef: confirmed.externalRef, packId: confirmed.pack.packId, coins: confirmed.pack.coins * confirmed.quantity,
-                          grossUsdCents: gross, netUsdCents: packs.netUsdCents(gross: gross), createdAt: now)
+                          grossUsdCents: gross, netUsdCents: packs.netUsdCents(gross: gross), createdAt: now,
+                          environment: confirmed.environment, tokenSHA256: confirmed.tokenSHA256)
         // Two requests racing with the same purchase: the loser's insert conflicts, and it reads the winner's row.
         for _ in 0..<2 {
             do {
@@ -183,7 +198,8 @@ public final class WalletService: Sendable {
         if try w.coinRow(entryKey: key) != nil { return .alreadyReversed }
         let row = CoinRow(entryKey: key, account: purchase.account, kind: .reversal, channel: channel,
                           externalRef: externalRef, packId: purchase.packId, coins: -purchase.coins,
-                          grossUsdCents: purchase.grossUsdCents, netUsdCents: purchase.netUsdCents, createdAt: now)
+                          grossUsdCents: purchase.grossUsdCents, netUsdCents: purchase.netUsdCents, createdAt: now,
+                          environment: purchase.environment)
         try w.appendCoinRow(row)
         return .reversed(row)
     }

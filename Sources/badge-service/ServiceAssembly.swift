@@ -91,7 +91,9 @@ enum ServiceAssembly {
         let reloader = ServiceReloader(keyFile: config.issuerKeyFile, issuer: issuer, service: service, store: store)
         let wallet = WalletService(store: store, packs: coinPacks,
                                    stores: CoinStores(appStore: apple?.serverAPI, googlePlay: googlePlay?.client,
-                                                      creditsTestPurchases: config.creditTestPurchases),
+                                                      creditsTestPurchases: config.creditTestPurchases,
+                                                      creditsSandbox: config.creditCoinSandbox,
+                                                      requiresAccountBinding: config.requireCoinAccountBinding),
                                    allowsDevGrants: config.allowDevCoinGrants, clock: systemClock,
                                    report: { ServiceLog.warning($0) })
         let front: TrustedFront

@@ -139,7 +139,8 @@ extension OperationsTests {
         #expect(r.status == 0, "\(r.stderr)")
         let lines = r.stdout.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ") }
         for line in ["[wallet] allow_dev_coin_grants = on \(file):2", "[wallet] store_fee_percent = 15 \(file):3",
-                     "[wallet] packs_file = (not set) default: the built-in table"] {
+                     "[wallet] packs_file = (not set) default: the built-in table", "[wallet] sandbox = on default",
+                     "[wallet] require_account_binding = off default"] {
             #expect(lines.contains(line), "missing \(line) in \(r.stdout)")
         }
         #expect(r.stderr.contains("warning: [wallet] allow_dev_coin_grants is on"), "\(r.stderr)")
@@ -151,6 +152,26 @@ extension OperationsTests {
         #expect(bad.status == 1 && bad.stderr == "badge-service: [wallet] packs_file: \(packs): pack id one is repeated\n", "\(bad.stderr)")
         let fee = try CLIResult.run(["config", "check"], in: dir.url, environment: ["BADGE_SERVICE_WALLET_STORE_FEE_PERCENT": "100"])
         #expect(fee.status == 1 && fee.stderr.contains("BADGE_SERVICE_WALLET_STORE_FEE_PERCENT=100: expected an integer in 0...99"), "\(fee.stderr)")
+
+        // The Sandbox and account-binding switches: read, shown with their source, a bad value one line.
+        let switched = try writeConfiguration("""
+            [wallet]
+            sandbox = off
+            require_account_binding = on
+            """, name: "wallet-switched.ini")
+        let on = try CLIResult.run(["config", "check", "--config", switched], in: dir.url)
+        let onLines = on.stdout.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ") }
+        #expect(on.status == 0 && onLines.contains("[wallet] sandbox = off \(switched):2")
+                && onLines.contains("[wallet] require_account_binding = on \(switched):3"), "\(on.stdout) \(on.stderr)")
+        let sandbox = try CLIResult.run(["config", "check"], in: dir.url, environment: ["BADGE_SERVICE_WALLET_SANDBOX": "maybe"])
+        #expect(sandbox.status == 1 && sandbox.stderr.split(separator: "\n").count == 1
+                && sandbox.stderr.contains("BADGE_SERVICE_WALLET_SANDBOX=maybe: expected on or off"), "\(sandbox.stderr)")
+        let binding = try writeConfiguration("""
+            [wallet]
+            require_account_binding = sometimes
+            """, name: "wallet-binding.ini")
+        let bad2 = try CLIResult.run(["config", "check", "--config", binding], in: dir.url)
+        #expect(bad2.status == 1 && bad2.stderr.contains("require_account_binding") && bad2.stderr.contains("\(binding):2"), "\(bad2.stderr)")
     }
 
     /// Each file-system failure is one line naming the path and the reason: never a Foundation

@@ -95,6 +95,59 @@ import Testing
         }
     }
 
+    /// Play's 300 subscription checks a minute are the deployment's (issue 35, item 4): two
+    /// release binaries over one PostgreSQL database, 600 distinct subscription tokens presented
+    /// across both (Play answering 404, provider_unavailable), and Play is asked at most 300 times
+    /// a clock minute between them; the rest are rate_limited without asking Play. Counted per
+    /// clock minute, so the bound is 300 for each minute the burst touched.
+    @Test func twoGatewaysOverOneDatabaseShareOnePlayBudget() throws {
+        let cluster = PostgresCluster.shared
+        let database = try cluster.makeDatabase()
+        let fake = FakeGoogle()
+        try fake.serve { base in
+            let keyFile = dir.file("play-service-account.json")
+            try Data(PeerServiceAccount.shared.keyJSON.utf8).write(to: URL(fileURLWithPath: keyFile))
+            chmod(keyFile, 0o600)
+            let config = try configuration(cluster, database)
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: config))
+            handle.seekToEndOfFile()
+            handle.write(Data("""
+
+                [google]
+                package_name = chat.simplex.app
+                service_account = \(keyFile)
+                api_url = \(base)
+                token_url = \(base)/token
+                timeout = 2
+                """.utf8))
+            try handle.close()
+            let release = try AppStoreEndToEndTests.release
+            let a = try ServiceProcess(data: TemporaryDirectory("e2e-pg-budget-a"), arguments: ["--config", config], executable: release)
+            let b = try ServiceProcess(data: TemporaryDirectory("e2e-pg-budget-b"), arguments: ["--config", config], executable: release)
+            defer { for service in [a, b] { _ = service.stop() } }
+            let minute = { Int64(Date().timeIntervalSince1970) / 60 }
+            let firstMinute = minute()
+            let codes = LockedValueBox<[ErrorCode?]>([])
+            DispatchQueue.concurrentPerform(iterations: 8) { lane in
+                for i in stride(from: lane, to: 600, by: 8) {
+                    let reply = try? GooglePlayEndToEndTests.buy(i % 2 == 0 ? a : b, token: "s.shared-\(i)",
+                                                                 product: GooglePlayEndToEndTests.subscriptionProduct)
+                    codes.withLock { $0.append(reply?.response?.errorCode) }
+                }
+            }
+            let minutes = Int(minute() - firstMinute + 1)
+            let reads = fake.apiCalls.filter { $0.route.hasPrefix("purchases/subscriptionsv2/") }.count
+            let answered = codes.withLock { $0 }
+            #expect(answered.count == 600)
+            #expect(answered.allSatisfy { $0 == .providerUnavailable || $0 == .rateLimited },
+                    "\(answered.filter { $0 != .providerUnavailable && $0 != .rateLimited }.prefix(3))")
+            #expect(answered.filter { $0 == .providerUnavailable }.count == reads)
+            // Each instance counting alone would read all 600 within one minute.
+            #expect(reads <= 300 * minutes, "\(reads) reads over \(minutes) clock minute(s)")
+            if minutes == 1 { #expect(answered.filter { $0 == .rateLimited }.count == 300) }
+        }
+    }
+
     /// The first rollout over one database, each instance on its own empty data directory: the
     /// second never makes a key of its own, but refuses, naming the index, the recorded key and the
     /// fix; once given the first one's key file, both sign credentials one public key verifies.

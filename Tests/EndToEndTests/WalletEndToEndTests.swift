@@ -275,6 +275,83 @@ import Testing
         }
     }
 
+    /// The account UUID an app sets when it buys (README, Coin wallet, Account binding), computed
+    /// here from the recipe, apart from the service's code: SHA-256 of the domain and the raw
+    /// key, its first 16 bytes marked version 8 and the RFC variant.
+    static func accountUUID(_ key: Ed25519PrivateKey) -> String {
+        var b = Array(SHA256.hash(Array("simplex-coin-wallet-account-v1:".utf8) + key.publicKey.raw).prefix(16))
+        b[6] = b[6] & 0x0f | 0x80
+        b[8] = b[8] & 0x3f | 0x80
+        let hex = b.map { String(format: "%02x", $0) }.joined()
+        return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { r in
+            String(hex[hex.index(hex.startIndex, offsetBy: r.lowerBound)..<hex.index(hex.startIndex, offsetBy: r.upperBound)])
+        }.joined(separator: "-")
+    }
+
+    /// Issue 35, item 6 on the release binary: the buyer's replay on each store is answered from
+    /// its row with the store down (zero store calls); with `[wallet] sandbox = off` a Sandbox
+    /// purchase is test_purchase; a purchase whose account token names another key is
+    /// receipt_used on each store, and the named key is credited.
+    @Test func aReplayIsAnsweredWithTheStoresDownSandboxOffIsRefusedAndAnotherAccountsPurchaseIsRefused() async throws {
+        let fake = try await onOwnThread { try FakeAppStore() }
+        let google = FakeGoogle()
+        let alice = Ed25519PrivateKey(), bob = Ed25519PrivateKey()
+        try fake.scriptTransaction("2000000940000001", transaction: ["productId": "COINS_MEDIUM_01"])
+        try fake.scriptTransaction("2000000940000002", environment: "sandbox", transaction: ["productId": "COINS_MEDIUM_01"])
+        try fake.scriptTransaction("2000000940000003", transaction: ["productId": "COINS_MEDIUM_01",
+                                                                     "appAccountToken": .string(Self.accountUUID(alice))])
+        google.script("GET", "purchases/products/coins_medium_01/tokens/tok.replay", .json(200, Self.purchased(order: "GPA.3399-940")))
+        let bound = Self.purchased(order: "GPA.3399-941").replacingOccurrences(
+            of: #""orderId""#, with: #""obfuscatedExternalAccountId":"\#(Self.accountUUID(alice))","orderId""#)
+        google.script("GET", "purchases/products/coins_medium_01/tokens/tok.bound", .json(200, bound))
+        let failures = try await onOwnThread { () -> [String] in
+            var failures: [String] = []
+            func check(_ condition: Bool, _ what: @autoclosure () -> String) { if !condition { failures.append(what()) } }
+            try google.serve { base in
+                let service = try Self.service(apple: fake, google: base, in: TemporaryDirectory("e2e-wallet-replay"), wallet: "sandbox = off")
+                defer { _ = service.stop() }
+                func code(_ reply: HTTPReply) -> String? { reply.json?["error"]?["code"]?.stringValue }
+                func appleAsked(_ id: String) throws -> Int { try fake.requests().filter { $0["originalTransactionId"]?.stringValue == id }.count }
+
+                // Each store's purchase credited, then both stores down: the owner's replay is its row.
+                let apple = try Self.buy(service, "medium", payment: Self.apple("2000000940000001"), key: alice)
+                let play = try Self.buy(service, "medium", payment: Self.google("tok.replay"), key: alice)
+                check(apple.status == 200 && play.status == 200, "first credits: \(apple.text) \(play.text)")
+                try fake.scriptTransaction("2000000940000001", mode: "503")
+                google.script("GET", "purchases/products/coins_medium_01/tokens/tok.replay", .googleError(503, "backendError"))
+                let (appleCalls, playCalls) = (try appleAsked("2000000940000001"), google.apiCalls.count)
+                let appleAgain = try Self.buy(service, "medium", payment: Self.apple("2000000940000001"), key: alice)
+                let playAgain = try Self.buy(service, "medium", payment: Self.google("tok.replay"), key: alice)
+                check(appleAgain.status == 200 && appleAgain.body == apple.body, "apple replay while down: \(appleAgain.text)")
+                check(playAgain.status == 200 && playAgain.body == play.body, "play replay while down: \(playAgain.text)")
+                check(try appleAsked("2000000940000001") == appleCalls, "Apple asked on a replay")
+                check(google.apiCalls.count == playCalls, "Play asked on a replay")
+                // Another key presenting them meets the store: down.
+                let appleOther = try Self.buy(service, "medium", payment: Self.apple("2000000940000001"), key: bob)
+                check(appleOther.status == 503 && code(appleOther) == "provider_unavailable", "apple other key: \(appleOther.text)")
+
+                // [wallet] sandbox = off: a Sandbox purchase is a test purchase, not credited.
+                let sandbox = try Self.buy(service, "medium", payment: Self.apple("2000000940000002"), key: alice)
+                check(sandbox.status == 422 && code(sandbox) == "test_purchase", "sandbox off: \(sandbox.text)")
+
+                // Bound to alice: bob, who learnt the transaction id or the token, is refused; alice is credited.
+                for payment in [Self.apple("2000000940000003"), Self.google("tok.bound")] {
+                    let stolen = try Self.buy(service, "medium", payment: payment, key: bob)
+                    check(stolen.status == 409 && code(stolen) == "receipt_used", "bound, other key: \(stolen.text)")
+                    let own = try Self.buy(service, "medium", payment: payment, key: alice)
+                    check(own.status == 200, "bound, own key: \(own.text)")
+                }
+                let held = try Self.wallet(service, alice)
+                check(held == (960 * 4, 0, 4), "alice \(held)")
+                let bobs = try Self.wallet(service, bob)
+                check(bobs == (0, 0, 0), "bob \(bobs)")
+                check(!service.stderr.contains("tok.bound") && !service.stderr.contains("tok.replay"), "a token was logged")
+            }
+            return failures
+        }
+        for failure in failures { Issue.record(Comment(rawValue: failure)) }
+    }
+
     @Test func devGrantsAreRefusedByDefaultAndWorkOnlyWhenSwitchedOn() async throws {
         let fake = try await onOwnThread { try FakeAppStore() }
         try await onOwnThread {

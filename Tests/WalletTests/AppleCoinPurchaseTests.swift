@@ -15,12 +15,12 @@ import TestSupport
 
     init() async throws { fake = try await onOwnThread { try FakeAppStore() } }
 
-    func harness(productionURL: String? = nil) throws -> WalletHarness {
+    func harness(productionURL: String? = nil, sandbox: Bool = true, requireBinding: Bool = false) throws -> WalletHarness {
         let key = try AppStoreAPIKey(p8: try fake.privateKeyPEM, keyId: fake.keyId, issuerId: fake.issuerId, bundleId: fake.bundleId)
         let roots = try #require(AppleRootCertificates(der: [try fake.rootDER]))
         let api = AppStoreServerAPI(key: key, verifier: AppStoreVerifier(roots: roots, bundleId: fake.bundleId),
                                     productionURL: productionURL ?? fake.productionURL, sandboxURL: fake.sandboxURL, timeoutSeconds: 2)
-        return try WalletHarness(stores: CoinStores(appStore: api))
+        return try WalletHarness(stores: CoinStores(appStore: api, creditsSandbox: sandbox, requiresAccountBinding: requireBinding))
     }
 
     /// What a device presents: a JWS whose payload names the transaction. Its signature is never
@@ -74,6 +74,66 @@ import TestSupport
         let unknown = try await onOwnThread { h.purchase(Self.apple("starter", "2000000900000004"), account: Accounts.alice) }
         #expect(unknown.answer.status == 503 && unknown.json?.errorCode == "provider_unavailable")
         #expect(try environmentsAsked("2000000900000004") == ["production", "sandbox"])
+    }
+
+    /// A Sandbox purchase (App Review's, TestFlight's) is paid by nobody: its coins are credited
+    /// with `[wallet] sandbox` on (the default), the row records Sandbox with gross and net 0,
+    /// and its reversal too; with it off the purchase is test_purchase and nothing is written.
+    @Test func aSandboxPurchaseIsRecordedAsSandboxWithNoMoneyAndRefusedWhenSandboxIsOff() async throws {
+        try fake.scriptTransaction("2000000900000020", environment: "sandbox", transaction: ["productId": "COINS_WHALE_01"])
+        try fake.scriptTransaction("2000000900000021", transaction: ["productId": "COINS_WHALE_01"])
+        let h = try harness()
+        let sandbox = try await onOwnThread { h.purchase(Self.apple("whale", "2000000900000020"), account: Accounts.alice) }
+        #expect(sandbox.answer.result == "credited", "\(String(decoding: sandbox.answer.body, as: UTF8.self))")
+        #expect(sandbox.json?["purchase"]?["coins"]?.numberValue?.exactInt == 9_750)
+        #expect(sandbox.json?["purchase"]?["grossUsdCents"]?.numberValue?.exactInt == 0)
+        #expect(sandbox.json?["purchase"]?["netUsdCents"]?.numberValue?.exactInt == 0)
+        let paid = try await onOwnThread { h.purchase(Self.apple("whale", "2000000900000021"), account: Accounts.alice) }
+        #expect(paid.json?["purchase"]?["grossUsdCents"]?.numberValue?.exactInt == 9_999)
+        let rows = try h.store.readWallet { try $0.coinRows(account: Accounts.alice, limit: 10) }
+        #expect(rows.map(\.environment) == [.production, .sandbox])
+        // Money summed over the rows counts only what someone paid.
+        #expect(rows.map(\.grossUsdCents).reduce(0, +) == 9_999 && rows.map(\.netUsdCents).reduce(0, +) == 6_999)
+        guard case .reversed(let reversal) = try h.wallet.reverse(channel: "apple", externalRef: "2000000900000020") else {
+            Issue.record("not reversed")
+            return
+        }
+        #expect(reversal.environment == .sandbox && reversal.grossUsdCents == 0 && reversal.coins == -9_750)
+
+        let off = try harness(sandbox: false)
+        try fake.scriptTransaction("2000000900000022", environment: "sandbox", transaction: ["productId": "COINS_WHALE_01"])
+        let refused = try await onOwnThread { off.purchase(Self.apple("whale", "2000000900000022"), account: Accounts.alice) }
+        #expect(refused.answer.status == 422 && refused.json?.errorCode == "test_purchase",
+                "\(String(decoding: refused.answer.body, as: UTF8.self))")
+        #expect(off.balance(Accounts.alice) == (0, 0, 0))
+        #expect(off.log.contains("[wallet] sandbox is off"))
+        // Production purchases are credited as ever with it off.
+        try fake.scriptTransaction("2000000900000023", transaction: ["productId": "COINS_WHALE_01"])
+        let production = try await onOwnThread { off.purchase(Self.apple("whale", "2000000900000023"), account: Accounts.alice) }
+        #expect(production.answer.result == "credited")
+    }
+
+    /// Apple's `appAccountToken` must be the buyer's account UUID: one who learnt another's
+    /// transaction id cannot claim its coins (receipt_used, nothing credited), the buyer then
+    /// can; `require_account_binding` refuses a transaction without a token, receipt_invalid.
+    @Test func anAppStorePurchaseBoundToAnotherAccountIsRefusedAndBindingCanBeRequired() async throws {
+        let alice = try #require(AccountBinding.uuid(account: Accounts.alice))
+        try fake.scriptTransaction("2000000900000030", transaction: ["productId": "COINS_SMALL_01", "appAccountToken": .string(alice)])
+        try fake.scriptTransaction("2000000900000031", transaction: ["productId": "COINS_SMALL_01"])
+        let h = try harness()
+        let stolen = try await onOwnThread { h.purchase(Self.apple("small", "2000000900000030"), account: Accounts.bob) }
+        #expect(stolen.answer.status == 409 && stolen.json?.errorCode == "receipt_used",
+                "\(String(decoding: stolen.answer.body, as: UTF8.self))")
+        #expect(h.balance(Accounts.bob) == (0, 0, 0))
+        let own = try await onOwnThread { h.purchase(Self.apple("small", "2000000900000030"), account: Accounts.alice) }
+        #expect(own.answer.result == "credited")
+
+        let strict = try harness(requireBinding: true)
+        let unbound = try await onOwnThread { strict.purchase(Self.apple("small", "2000000900000031"), account: Accounts.alice) }
+        #expect(unbound.answer.status == 422 && unbound.json?.errorCode == "receipt_invalid")
+        let bound = try await onOwnThread { strict.purchase(Self.apple("small", "2000000900000030"), account: Accounts.alice) }
+        #expect(bound.answer.result == "credited")
+        #expect(strict.balance(Accounts.alice) == (475, 0, 1))
     }
 
     @Test func revokedWrongTypeUnknownProductAndAnotherPacksTransactionAreRefused() async throws {

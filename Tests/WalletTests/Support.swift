@@ -41,10 +41,11 @@ final class WalletHarness: Sendable {
     }
 }
 
-/// Two accounts, as the gateway names them: canonical purchase key texts.
+/// Two accounts, as the gateway names them: canonical purchase key texts (the last character
+/// before the padding carries no stray bits, so each decodes to its key).
 enum Accounts {
     static let alice = "MCowBQYDK2VwAyEA" + String(repeating: "A", count: 43) + "="
-    static let bob = "MCowBQYDK2VwAyEA" + String(repeating: "B", count: 43) + "="
+    static let bob = "MCowBQYDK2VwAyEA" + String(repeating: "B", count: 42) + "E="
 }
 
 extension JSONValue {

@@ -76,6 +76,10 @@ public struct ServiceConfiguration: Sendable, Equatable {
     public var coinStoreFeePercent = CoinPackTable.defaultStoreFeePercent
     /// A JSON file replacing the built-in coin pack table.
     public var coinPacksFile: String?
+    /// App Store Sandbox coin purchases are credited (coins only, gross and net 0); off refuses them test_purchase.
+    public var creditCoinSandbox = true
+    /// A store record of a coin purchase without the buyer's account token is refused.
+    public var requireCoinAccountBinding = false
     // [development]
     public var creditTestPurchases = false
     public var askStoreEveryRequest = false
@@ -178,6 +182,8 @@ public struct ServiceConfiguration: Sendable, Equatable {
         .flag("wallet", "allow_dev_coin_grants", \.allowDevCoinGrants),
         .integer("wallet", "store_fee_percent", \.coinStoreFeePercent, in: 0...99),
         ConfigurationKey.path("wallet", "packs_file", \.coinPacksFile, shown: { $0.coinPacksFile }).defaulting(.unset("the built-in table")),
+        .flag("wallet", "sandbox", \.creditCoinSandbox),
+        .flag("wallet", "require_account_binding", \.requireCoinAccountBinding),
         .flag("development", "credit_test_purchases", \.creditTestPurchases),
         .flag("development", "ask_store_every_request", \.askStoreEveryRequest),
     ]

@@ -42,6 +42,8 @@ public struct AppStoreTransaction: Sendable, Equatable {
     /// 1 introductory, 2 promotional, 3 offer code, 4 win-back; any offer bars a charge credit.
     public let offerType: Int?
     public let isUpgraded: Bool
+    /// The UUID the app set when it bought (StoreKit's `appAccountToken`), naming the buyer's account.
+    public let appAccountToken: String?
 
     /// Decodes a verified payload; a missing or mistyped field, an unknown `type`,
     /// `environment` or `inAppOwnershipType` is internal.
@@ -69,6 +71,7 @@ public struct AppStoreTransaction: Sendable, Equatable {
             expiresDate: expires,
             revocationDate: try fields.optionalTime("revocationDate"),
             offerType: try fields.optionalInteger("offerType"),
-            isUpgraded: try fields.bool("isUpgraded") ?? false)
+            isUpgraded: try fields.bool("isUpgraded") ?? false,
+            appAccountToken: try fields.optionalString("appAccountToken"))
     }
 }

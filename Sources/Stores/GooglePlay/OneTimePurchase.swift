@@ -13,6 +13,8 @@ public struct PlayOneTimePurchase: Sendable, Hashable {
 
     /// A license tester's purchase, credited only by a development deployment (`credit_test_purchases`).
     public let isTest: Bool
+    /// What the app set with `setObfuscatedAccountId` when it bought, naming the buyer's account.
+    public let obfuscatedExternalAccountId: String?
 
     /// Reads a `ProductPurchase` answer for `claimedProductID` and sorts it into the spec's class:
     /// the purchase when it may be credited, else the refusal. A test purchase is `test_purchase`
@@ -50,6 +52,7 @@ public struct PlayOneTimePurchase: Sendable, Hashable {
         return PlayOneTimePurchase(
             productID: claimedProductID, orderID: try p.string("orderId"),
             purchaseTime: Timestamp(seconds: Int64(millis / 1000), nanoseconds: Int32(millis % 1000) * 1_000_000),
-            isPromo: isPromo, isAcknowledged: acknowledgement == 1 || consumption == 1, isTest: isTest)
+            isPromo: isPromo, isAcknowledged: acknowledgement == 1 || consumption == 1, isTest: isTest,
+            obfuscatedExternalAccountId: try p.string("obfuscatedExternalAccountId"))
     }
 }
