@@ -33,6 +33,13 @@ public struct HTTPServerConfiguration: Sendable {
     /// Descriptors kept for everything but connections (database, logs, epoll, listeners):
     /// `maxConnections` is lowered to `RLIMIT_NOFILE` minus this (default 64).
     public let descriptorReserve: Int
+    /// Peers believed about their clients (``ClientAddress``): their `Forwarded` /
+    /// `X-Forwarded-For` fields, or their PROXY header, name the address per-address limits
+    /// count (default: none).
+    public let trustedProxies: TrustedProxies
+    /// A trusted peer's connection must open with a PROXY protocol header (v1 or v2), which
+    /// names its client; one without is closed (default off). Others' are never read as one.
+    public let proxyProtocol: Bool
     /// Called on a loop thread with one line for the operator when something needs attention
     /// (descriptors running out), at most once per 10 s per kind. Keep it cheap.
     public let onError: (@Sendable (String) -> Void)?
@@ -48,6 +55,7 @@ public struct HTTPServerConfiguration: Sendable {
                 maxConnections: Int = HTTPServerConfiguration.defaultMaxConnections,
                 maxConnectionsPerAddress: Int? = nil, idleReserve: Int? = nil, descriptorReserve: Int = 64,
                 maxBufferedRequestBytes: Int = HTTPServerConfiguration.defaultMaxBufferedRequestBytes,
+                trustedProxies: TrustedProxies = .none, proxyProtocol: Bool = false,
                 onResponse: (@Sendable (HTTPRequest, HTTPResponse, UInt64) -> Void)? = nil,
                 onError: (@Sendable (String) -> Void)? = nil) {
         self.host = host
@@ -60,6 +68,8 @@ public struct HTTPServerConfiguration: Sendable {
         self.idleReserve = idleReserve
         self.descriptorReserve = max(0, descriptorReserve)
         self.maxBufferedRequestBytes = max(0, maxBufferedRequestBytes)
+        self.trustedProxies = trustedProxies
+        self.proxyProtocol = proxyProtocol
         self.onResponse = onResponse
         self.onError = onError
     }

@@ -137,6 +137,7 @@ enum ServiceAssembly {
                 limits: config.limits, timeouts: config.timeouts, maxConnections: config.maxConnections,
                 maxConnectionsPerAddress: config.maxConnectionsPerAddress, descriptorReserve: config.descriptorReserve,
                 maxBufferedRequestBytes: config.maxBufferedRequestBytes,
+                trustedProxies: config.trustedProxies, proxyProtocol: config.proxyProtocol,
                 onError: { ServiceLog.error($0) }),
             responder: gateway)
         madeServer.withLock { $0 = server }

@@ -773,3 +773,61 @@ import Testing
         #expect(shown["[server] workers"]?.defaultValue == .derived("twice the CPUs, at least 4") && shown["[stripe] secret_key"]?.defaultValue == .required)
     }
 }
+
+/// `[server] trusted_proxies` and `proxy_protocol`: read, shown by `config check`, refused in
+/// one line naming the key and the entry.
+@Suite struct TrustedProxiesConfigurationTests {
+    let dir = TemporaryDirectory("config-proxies")
+    var path: String { dir.file("badge-service.ini") }
+
+    @Test func theKeysAreReadAndShown() throws {
+        try "[server]\ntrusted_proxies = 127.0.0.1, 10.0.0.0/8,::1\nproxy_protocol = on\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let c = try ServiceConfiguration.load(file: path, environment: [:])
+        #expect(c.trustedProxies == (try TrustedProxies(parsing: "127.0.0.1/32, 10.0.0.0/8, ::1/128")))
+        #expect(c.proxyProtocol)
+        let shown = Dictionary(uniqueKeysWithValues: c.effectiveValues.map { ($0.key, $0) })
+        #expect(shown["[server] trusted_proxies"]?.value == "127.0.0.1/32, 10.0.0.0/8, ::1/128")
+        #expect(shown["[server] trusted_proxies"]?.source == .file(path: path, line: 2))
+        #expect(shown["[server] proxy_protocol"]?.value == "on")
+        // Unset: nobody is trusted, and the PROXY protocol is off.
+        let fresh = ServiceConfiguration()
+        #expect(fresh.trustedProxies.isEmpty && !fresh.proxyProtocol)
+        let defaults = Dictionary(uniqueKeysWithValues: fresh.effectiveValues.map { ($0.key, $0) })
+        #expect(defaults["[server] trusted_proxies"]?.value == nil && defaults["[server] trusted_proxies"]?.defaultValue == .unset("trust none"))
+        #expect(defaults["[server] proxy_protocol"]?.value == "off")
+        let env = try ServiceConfiguration.load(file: nil, environment: ["BADGE_SERVICE_SERVER_TRUSTED_PROXIES": "fd00::/8"])
+        #expect(env.trustedProxies.description == "fd00::/8")
+    }
+
+    @Test func aBadEntryIsOneLineNamingTheKeyAndTheEntry() throws {
+        try "[server]\ntrusted_proxies = 127.0.0.1, 10.0.0.1/8\n".write(toFile: path, atomically: true, encoding: .utf8)
+        do {
+            _ = try ServiceConfiguration.load(file: path, environment: [:])
+            Issue.record("accepted")
+        } catch {
+            let lines = error.errors.map(\.description)
+            #expect(lines.count == 1 && !lines[0].contains("\n"))
+            #expect(lines.first?.hasPrefix("\(path):2: [server] trusted_proxies = 127.0.0.1, 10.0.0.1/8: expected ") == true, "\(lines)")
+            #expect(lines.first?.contains("entry 2 '10.0.0.1/8' has bits set past its prefix (did you mean 10.0.0.0/8?)") == true, "\(lines)")
+        }
+        do {
+            _ = try ServiceConfiguration.load(file: nil, environment: ["BADGE_SERVICE_SERVER_TRUSTED_PROXIES": "nginx"])
+            Issue.record("accepted")
+        } catch {
+            #expect(error.errors.map(\.description).first?.contains("BADGE_SERVICE_SERVER_TRUSTED_PROXIES") == true)
+            #expect(error.errors.map(\.description).first?.contains("entry 1 'nginx' is not an IPv4 or IPv6 address") == true)
+        }
+    }
+
+    @Test func theProxyProtocolWithoutTrustedProxiesIsRefusedAtStart() throws {
+        var c = ServiceConfiguration()
+        c.proxyProtocol = true
+        #expect(throws: ConfigurationErrors.self) { _ = try ServiceDeployment(c, clock: systemClock) }
+        do { _ = try ServiceDeployment(c, clock: systemClock) } catch let error as ConfigurationErrors {
+            #expect(error.errors.map(\.description) == ["[server] proxy_protocol = on needs [server] trusted_proxies: with no proxy trusted, "
+                                                        + "every PROXY header would be refused"])
+        }
+        c.trustedProxies = try TrustedProxies(parsing: "127.0.0.1")
+        _ = try ServiceDeployment(c, clock: systemClock)
+    }
+}

@@ -33,6 +33,7 @@ func testRouter(slowDelay: Duration = .milliseconds(500), handled: LockedValueBo
 func withTestServer<T>(limits: HTTPLimits = HTTPLimits(), timeouts: HTTPTimeouts = HTTPTimeouts(timerResolution: .milliseconds(20)),
                        maxConnections: Int = 1000, maxConnectionsPerAddress: Int? = nil, idleReserve: Int? = nil,
                        loopCount: Int = 2, maxBufferedRequestBytes: Int = HTTPServerConfiguration.defaultMaxBufferedRequestBytes,
+                       trustedProxies: TrustedProxies = .none, proxyProtocol: Bool = false,
                        responder: (any HTTPResponder)? = nil,
                        onResponse: (@Sendable (HTTPRequest, HTTPResponse, UInt64) -> Void)? = nil,
                        _ body: (HTTPServer, Int) throws -> T) throws -> T {
@@ -41,6 +42,7 @@ func withTestServer<T>(limits: HTTPLimits = HTTPLimits(), timeouts: HTTPTimeouts
                                                 loopCount: loopCount, maxConnections: maxConnections,
                                                 maxConnectionsPerAddress: maxConnectionsPerAddress ?? maxConnections,
                                                 idleReserve: idleReserve, maxBufferedRequestBytes: maxBufferedRequestBytes,
+                                                trustedProxies: trustedProxies, proxyProtocol: proxyProtocol,
                                                 onResponse: onResponse)
     let server = HTTPServer(configuration: configuration, responder: responder ?? testRouter())
     let port = try server.start()

@@ -22,6 +22,10 @@ public struct ServiceConfiguration: Sendable, Equatable {
     public var maxConnectionsPerAddress = 250
     /// Descriptors kept for everything but connections (`max_connections` fits under RLIMIT_NOFILE minus this).
     public var descriptorReserve = 64
+    /// Reverse proxies whose forwarding headers (or PROXY header) name the client.
+    public var trustedProxies = TrustedProxies.none
+    /// Trusted proxies open each connection with a PROXY protocol header.
+    public var proxyProtocol = false
     // [limits]
     /// Request bytes all connections together may hold in buffers.
     public var maxBufferedRequestBytes = HTTPServerConfiguration.defaultMaxBufferedRequestBytes
@@ -144,6 +148,13 @@ public struct ServiceConfiguration: Sendable, Equatable {
         .integer("server", "max_connections", \.maxConnections, in: 1...1_000_000),
         .integer("server", "max_connections_per_address", \.maxConnectionsPerAddress, in: 1...1_000_000),
         .integer("server", "descriptor_reserve", \.descriptorReserve, in: 0...65_536),
+        ConfigurationKey(section: "server", name: "trusted_proxies", read: { c, v throws(ConfigurationKey.Rejection) in
+            do throws(TrustedProxiesError) { c.trustedProxies = try TrustedProxies(parsing: v) } catch {
+                throw ConfigurationKey.Rejection(expected: "a comma-separated list of IPv4/IPv6 addresses or CIDR ranges "
+                                                 + "(127.0.0.1, 10.0.0.0/8, ::1); \(error)")
+            }
+        }, show: { c in c.trustedProxies.isEmpty ? nil : c.trustedProxies.description }).defaulting(.unset("trust none")),
+        .flag("server", "proxy_protocol", \.proxyProtocol),
         ConfigurationKey.integer("server", "workers", \.workers, in: 1...1024).defaulting(.derived("twice the CPUs, at least 4")),
         .duration("server", "signature_window", \.signatureWindowSeconds, unit: .seconds, in: 1...86_400),
         .flag("server", "access_log", \.accessLog),

@@ -25,6 +25,11 @@ public struct ServiceDeployment: Sendable {
         // A payment section that is present but incomplete is named key by key.
         let incomplete = config.incompletePaymentSections()
         var problems = incomplete
+        if config.proxyProtocol && config.trustedProxies.isEmpty {
+            // Only trusted peers may send the header, so every connection would be closed.
+            problems.append(.deployment("[server] proxy_protocol = on needs [server] trusted_proxies: with no proxy trusted, "
+                                        + "every PROXY header would be refused"))
+        }
         func collect<T>(_ build: () throws -> T) -> T? {
             do { return try build() } catch let errors as ConfigurationErrors {
                 problems += errors.errors

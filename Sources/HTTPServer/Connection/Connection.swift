@@ -12,8 +12,12 @@ final class Connection: @unchecked Sendable {
     let fd: Int32
     let slot: Int
     let generation: UInt32
-    /// The peer's address: the connection table counts slots by it (memory only, never logged).
-    let remoteAddress: String
+    /// The key the connection table counts this connection under (memory only, never logged):
+    /// its peer's, a trusted proxy's uncapped one, then the client's once the PROXY header or a
+    /// request names it.
+    var tableKey: String
+    /// Still to check the client the PROXY header names against its share of the table.
+    private var awaitingProxyHeader: Bool
     unowned let loop: EventLoop
     var machine: HTTPConnectionStateMachine<SystemConnectionClock>
 
@@ -42,18 +46,30 @@ final class Connection: @unchecked Sendable {
     var readsLeft = 0
     var budgetIteration: UInt64 = .max
 
-    init(fd: Int32, slot: Int, generation: UInt32, loop: EventLoop, remoteAddress: String) {
+    init(fd: Int32, slot: Int, generation: UInt32, loop: EventLoop, peer: Peer) {
         self.fd = fd
         self.slot = slot
         self.generation = generation
-        self.remoteAddress = remoteAddress
+        tableKey = peer.tableKey
         self.loop = loop
-        machine = HTTPConnectionStateMachine(limits: loop.context.configuration.limits,
-                                             timeouts: loop.context.configuration.timeouts,
-                                             remoteAddress: remoteAddress, clock: loop.clock,
+        let configuration = loop.context.configuration
+        machine = HTTPConnectionStateMachine(limits: configuration.limits, timeouts: configuration.timeouts,
+                                             remoteAddress: peer.tableKey, peer: peer.address,
+                                             trustedProxies: configuration.trustedProxies,
+                                             proxyProtocol: configuration.proxyProtocol, clock: loop.clock,
                                              refusals: loop.context.refusals, answers: loop.context.answers,
                                              headCheck: { [responder = loop.context.responder] in responder.checkHead($0) },
                                              budget: loop.budget)
+        awaitingProxyHeader = machine.awaitingProxyHeader
+    }
+
+    /// Counts this connection under `client` from now on, if that client holds less than its
+    /// share; false leaves it where it was.
+    private func claimSlot(for client: String) -> Bool {
+        guard client != tableKey else { return true }
+        guard loop.context.table.move(from: tableKey, to: client) else { return false }
+        tableKey = client
+        return true
     }
 
     var tag: UInt64 { UInt64(generation) << 32 | UInt64(slot) }
@@ -107,7 +123,11 @@ final class Connection: @unchecked Sendable {
                 // A short read emptied the socket; edge-triggered epoll reports the next arrival
                 // (a FIN seen with this data was reported as RDHUP: read on to collect the EOF).
                 if n < buffer.count && !peerHalfClosed { readable = false }
-                let action = machine.bytesReceived(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+                var action = machine.bytesReceived(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+                if awaitingProxyHeader && !machine.awaitingProxyHeader {
+                    awaitingProxyHeader = false
+                    if !machine.isClosed && !claimSlot(for: machine.remoteAddress) { action = machine.refuseAddressFull() }
+                }
                 switch action {
                 case .none, .startReading: continue
                 default: return action
@@ -169,6 +189,8 @@ final class Connection: @unchecked Sendable {
     }
 
     private func dispatch(_ request: HTTPRequest) -> HTTPConnectionStateMachine<SystemConnectionClock>.Action {
+        // Through a trusted proxy the client may change from one request to the next.
+        guard claimSlot(for: request.remoteAddress) else { return machine.refuseAddressFull() }
         let context = loop.context
         if context.configuration.onResponse != nil {
             dispatchedAt = SystemConnectionClock.monotonicNanoseconds()
@@ -194,4 +216,11 @@ final class Connection: @unchecked Sendable {
         }
         return action
     }
+}
+
+/// A connection's peer as accepted: its address (nil if the kernel gave none the server reads)
+/// and the connection table key it was admitted under.
+struct Peer: Sendable {
+    let address: IPAddress?
+    let tableKey: String
 }

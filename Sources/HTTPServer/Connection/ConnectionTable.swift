@@ -51,10 +51,11 @@ final class ConnectionTable: Sendable {
     var policy: ConnectionPolicy { state.withLock { $0.policy } }
 
     /// The policy's decision for a connection from `address`; a slot is taken unless refused.
-    func admit(_ address: String) -> ConnectionPolicy.Decision {
+    /// Uncapped (a trusted proxy's), only the table's size limits it.
+    func admit(_ address: String, capped: Bool = true) -> ConnectionPolicy.Decision {
         state.withLock { s in
             let fromAddress = s.perAddress[address, default: 0]
-            let decision = s.policy.decide(open: s.statistics.open, openFromAddress: fromAddress)
+            let decision = s.policy.decide(open: s.statistics.open, openFromAddress: capped ? fromAddress : 0)
             switch decision {
             case .accept, .acceptAndEvictIdle:
                 s.perAddress[address] = fromAddress + 1
@@ -63,6 +64,25 @@ final class ConnectionTable: Sendable {
             case .refuseTableFull: s.statistics.refusedTableFull += 1
             }
             return decision
+        }
+    }
+
+    /// The key a trusted proxy's connections are counted under until their client is known:
+    /// apart from the proxy's own address, which its requests without forwarding headers use.
+    static func proxyKey(_ proxy: IPAddress) -> String { "via " + proxy.limitKey }
+
+    /// Moves one connection's slot from `old` to `new` unless `new` holds its share already
+    /// (counted as refused for its address); true when moved.
+    func move(from old: String, to new: String) -> Bool {
+        state.withLock { s in
+            let fromNew = s.perAddress[new, default: 0]
+            guard fromNew < s.policy.maxPerAddress else {
+                s.statistics.refusedAddressFull += 1
+                return false
+            }
+            s.perAddress[new] = fromNew + 1
+            if let n = s.perAddress[old], n > 1 { s.perAddress[old] = n - 1 } else { s.perAddress[old] = nil }
+            return true
         }
     }
 
@@ -95,4 +115,6 @@ final class ConnectionTable: Sendable {
 
     var statistics: ConnectionStatistics { state.withLock { $0.statistics } }
     var count: Int { state.withLock { $0.statistics.open } }
+    /// Connections counted under `address` now (tests).
+    func open(from address: String) -> Int { state.withLock { $0.perAddress[address, default: 0] } }
 }

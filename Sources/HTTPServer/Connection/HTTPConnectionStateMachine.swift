@@ -76,7 +76,16 @@ package struct HTTPConnectionStateMachine<Clock: HTTPConnectionClock> {
     let idleTimeout: UInt64
     let writeTimeout: UInt64
     let lingerTimeout: UInt64
-    let remoteAddress: String
+    /// The connection's client as per-address limits count it: the TCP peer, or the source its
+    /// PROXY header names. A request's own address may differ (``ClientAddress``).
+    package private(set) var remoteAddress: String
+    /// The peers whose forwarding headers and PROXY header are believed.
+    let trustedProxies: TrustedProxies
+    /// The connection's client (the peer, or the PROXY header's source) when it is a trusted
+    /// proxy, whose requests' forwarding headers then name the client; nil otherwise.
+    private var forwardingPeer: IPAddress?
+    /// Reads the PROXY header before any HTTP: set for a trusted peer when the protocol is on.
+    private var proxyParser: ProxyProtocolParser?
     /// The responder's answer to a refusal (``HTTPResponder/refused(_:)``).
     let refusals: @Sendable (HTTPRefusal) -> HTTPResponse
     /// The responder's rendering of the server's own answers (``HTTPResponder/answer(status:message:headers:)``).
@@ -104,8 +113,11 @@ package struct HTTPConnectionStateMachine<Clock: HTTPConnectionClock> {
     private var shuttingDown = false
     private var drained = 0
 
-    /// A machine for a connection accepted now.
-    package init(limits: HTTPLimits, timeouts: HTTPTimeouts, remoteAddress: String, clock: Clock,
+    /// A machine for a connection accepted now from `remoteAddress` (a limit key), or, when
+    /// `peer` is given, from `peer`: then a trusted peer's forwarding headers name each request's
+    /// client, and with `proxyProtocol` it must open with a PROXY header naming the connection's.
+    package init(limits: HTTPLimits, timeouts: HTTPTimeouts, remoteAddress: String = "", peer: IPAddress? = nil,
+                 trustedProxies: TrustedProxies = .none, proxyProtocol: Bool = false, clock: Clock,
                  refusals: @escaping @Sendable (HTTPRefusal) -> HTTPResponse = { $0.defaultResponse },
                  answers: @escaping @Sendable (Int, String, HTTPHeaders) -> HTTPResponse = { .plain(status: $0, message: $1, headers: $2) },
                  headCheck: ((HTTPRequest) -> HTTPResponse?)? = nil, budget: RequestBufferBudget? = nil) {
@@ -120,7 +132,12 @@ package struct HTTPConnectionStateMachine<Clock: HTTPConnectionClock> {
         idleTimeout = timeouts.idle.nanoseconds
         writeTimeout = timeouts.write.nanoseconds
         lingerTimeout = timeouts.linger.nanoseconds
-        self.remoteAddress = remoteAddress
+        self.remoteAddress = peer?.limitKey ?? remoteAddress
+        self.trustedProxies = trustedProxies
+        if let peer, trustedProxies.contains(peer) {
+            forwardingPeer = peer
+            if proxyProtocol { proxyParser = ProxyProtocolParser() }
+        }
         parser = HTTPRequestParser(limits: limits)
         state = .idle(fresh: true)
         idleSince = clock.nanoseconds
@@ -144,6 +161,15 @@ package struct HTTPConnectionStateMachine<Clock: HTTPConnectionClock> {
     /// True once the machine asked for the socket to close (or it was closed).
     package var isClosed: Bool { state == .closed }
 
+    /// The connection must still send its PROXY header before anything else.
+    package var awaitingProxyHeader: Bool { proxyParser != nil }
+
+    /// Refuses the connection because its client holds its share of connections (found out once
+    /// the PROXY header or a request named the client): 503 with `Retry-After`, then close.
+    package mutating func refuseAddressFull() -> Action {
+        refuse(status: 503, message: "too many connections from one address", retryAfter: 1)
+    }
+
     /// Bytes read from the socket.
     package mutating func bytesReceived(_ input: UnsafeRawBufferPointer) -> Action {
         let action = receive(input)
@@ -163,6 +189,7 @@ package struct HTTPConnectionStateMachine<Clock: HTTPConnectionClock> {
     private mutating func receive(_ input: UnsafeRawBufferPointer) -> Action {
         switch state {
         case .idle, .receiving:
+            if proxyParser != nil { return receiveProxyHeader(input) }
             if parkedOffset < parked.count {
                 parked.append(contentsOf: input)
                 return processParked()
@@ -177,6 +204,29 @@ package struct HTTPConnectionStateMachine<Clock: HTTPConnectionClock> {
             return .none
         case .closed:
             return .none
+        }
+    }
+
+    /// Bytes before the PROXY header is complete: the rest of a read that completes it is HTTP.
+    /// Anything but a valid header closes the connection unanswered (the peer does not speak
+    /// HTTP yet, or is not the proxy it should be).
+    private mutating func receiveProxyHeader(_ input: UnsafeRawBufferPointer) -> Action {
+        guard var header = proxyParser else { return .none }
+        let (event, consumed) = header.parse(input)
+        proxyParser = header
+        switch event {
+        case .needMoreData:
+            return .startReading
+        case .error:
+            return closeNow()
+        case .header(let said):
+            proxyParser = nil
+            if case .proxied(let source, _, _, _) = said {
+                remoteAddress = source.limitKey
+                forwardingPeer = trustedProxies.contains(source) ? source : nil
+            }
+            guard consumed < input.count else { return .startReading }
+            return process(UnsafeRawBufferPointer(rebasing: input[consumed...]), parked: false)
         }
     }
 
@@ -308,8 +358,9 @@ package struct HTTPConnectionStateMachine<Clock: HTTPConnectionClock> {
     }
 
     private func request(_ head: HTTPRequestHead, body: [UInt8]) -> HTTPRequest {
-        HTTPRequest(method: head.method, target: head.target, path: head.path, query: head.query,
-                    version: head.version, headers: head.headers, body: body, remoteAddress: remoteAddress)
+        let client = forwardingPeer.map { ClientAddress.resolve(peer: $0, headers: head.headers, trusted: trustedProxies).limitKey }
+        return HTTPRequest(method: head.method, target: head.target, path: head.path, query: head.query,
+                           version: head.version, headers: head.headers, body: body, remoteAddress: client ?? remoteAddress)
     }
 
     private mutating func processParked() -> Action {

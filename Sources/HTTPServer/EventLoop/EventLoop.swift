@@ -88,7 +88,7 @@ final class EventLoop: @unchecked Sendable {
     private struct Inbox {
         var responses: [(Connection, UInt64, HTTPResponse)] = []
         /// Connections another loop accepted for this one: descriptor and peer address.
-        var arrivals: [(Int32, String)] = []
+        var arrivals: [(Int32, Peer)] = []
         var wakePending = false
         var shutdownRequested = false
 
@@ -204,9 +204,9 @@ final class EventLoop: @unchecked Sendable {
     }
 
     /// Gives this loop a connection another loop accepted and admitted (any thread).
-    func handOver(_ fd: Int32, remoteAddress: String) {
+    func handOver(_ fd: Int32, peer: Peer) {
         let wake = shared.withLock { inbox in
-            inbox.arrivals.append((fd, remoteAddress))
+            inbox.arrivals.append((fd, peer))
             return inbox.needsWake()
         }
         if wake { signalWake() }
@@ -254,7 +254,7 @@ final class EventLoop: @unchecked Sendable {
         connections[connection.slot] = nil
         freeSlots.append(connection.slot)
         liveConnections -= 1
-        context.table.release(connection.remoteAddress)
+        context.table.release(connection.tableKey)
         context.balance.release(index)
     }
 
@@ -310,10 +310,15 @@ final class EventLoop: @unchecked Sendable {
                 Glibc.close(fd)
                 continue
             }
-            let remote = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Socket.peerKey($0, length: length) }
+            let peerAddress = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Socket.peerAddress($0, length: length) }
             }
-            switch context.table.admit(remote) {
+            // A trusted proxy carries many clients: its connections are counted apart and
+            // uncapped until the PROXY header or a request names the client.
+            let trusted = peerAddress.map(context.configuration.trustedProxies.contains) ?? false
+            let key = peerAddress.map { trusted ? ConnectionTable.proxyKey($0) : $0.limitKey } ?? ""
+            let remote = Peer(address: peerAddress, tableKey: key)
+            switch context.table.admit(key, capped: !trusted) {
             case .accept:
                 break
             case .acceptAndEvictIdle:
@@ -329,18 +334,18 @@ final class EventLoop: @unchecked Sendable {
             Socket.setNoDelay(fd)
             let target = context.balance.assign(acceptedBy: index)
             if target == index {
-                adopt(fd, remoteAddress: remote)
+                adopt(fd, peer: remote)
             } else {
-                peers[target].handOver(fd, remoteAddress: remote)
+                peers[target].handOver(fd, peer: remote)
             }
         }
     }
 
     /// Registers an admitted connection on this loop; already counted in the table and the balance.
-    private func adopt(_ fd: Int32, remoteAddress remote: String) {
+    private func adopt(_ fd: Int32, peer remote: Peer) {
         guard !stopping else {
             Glibc.close(fd)
-            context.table.release(remote)
+            context.table.release(remote.tableKey)
             context.balance.release(index)
             return
         }
@@ -354,7 +359,7 @@ final class EventLoop: @unchecked Sendable {
         }
         generations[slot] &+= 1
         if generations[slot] == 0 { generations[slot] = 1 }  // generation 0 tags are the listener/eventfd
-        let connection = Connection(fd: fd, slot: slot, generation: generations[slot], loop: self, remoteAddress: remote)
+        let connection = Connection(fd: fd, slot: slot, generation: generations[slot], loop: self, peer: remote)
         connections[slot] = connection
         liveConnections += 1
         let interest = Linux.epollIn | Linux.epollOut | Linux.epollRdHup | Linux.epollET
@@ -432,7 +437,7 @@ final class EventLoop: @unchecked Sendable {
         for (connection, sequence, response) in delivered {
             connection.perform(connection.deliver(response, sequence: sequence))
         }
-        for (fd, remote) in arrived { adopt(fd, remoteAddress: remote) }
+        for (fd, remote) in arrived { adopt(fd, peer: remote) }
         if shutdown { beginShutdown() }
     }
 

@@ -69,20 +69,21 @@ enum Socket {
     /// IPv6), and an IPv6 address by its /64 (`2001:db8:1:2::/64`), the block one subscriber is
     /// routed, so a host cannot pass for 2^64 peers by changing its low bits.
     static func peerKey(_ address: UnsafePointer<sockaddr>, length: socklen_t) -> String {
-        guard address.pointee.sa_family == sa_family_t(AF_INET6), Int(length) >= MemoryLayout<sockaddr_in6>.size else {
-            return numericHost(address, length: length)
+        peerAddress(address, length: length)?.limitKey ?? numericHost(address, length: length)
+    }
+
+    /// The IP address of an IPv4 or IPv6 peer (an IPv4-mapped one as IPv4), nil for another family.
+    static func peerAddress(_ address: UnsafePointer<sockaddr>, length: socklen_t) -> IPAddress? {
+        switch Int32(address.pointee.sa_family) {
+        case AF_INET where Int(length) >= MemoryLayout<sockaddr_in>.size:
+            var v4 = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee }
+            return IPAddress(bytes: withUnsafeBytes(of: &v4.sin_addr) { Array($0) })
+        case AF_INET6 where Int(length) >= MemoryLayout<sockaddr_in6>.size:
+            var v6 = address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { $0.pointee }
+            return IPAddress(bytes: withUnsafeBytes(of: &v6.sin6_addr) { Array($0) })
+        default:
+            return nil
         }
-        var v6 = address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { $0.pointee }
-        let bytes = withUnsafeBytes(of: &v6.sin6_addr) { Array($0) }
-        if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xff && bytes[11] == 0xff {
-            return bytes[12..<16].map { String($0) }.joined(separator: ".")
-        }
-        withUnsafeMutableBytes(of: &v6.sin6_addr) { raw in for i in 8..<16 { raw[i] = 0 } }
-        v6.sin6_scope_id = 0
-        let host = withUnsafePointer(to: &v6) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { numericHost($0, length: socklen_t(MemoryLayout<sockaddr_in6>.size)) }
-        }
-        return host + "/64"
     }
 
     /// The numeric host of a peer address (no port).
