@@ -85,7 +85,7 @@ let package = Package(
                           dependencies: ["RequestAuth", "Crypto", "JSON", "Schema", "Ledger", "BadgeCore"],
                           path: "bench/http/signed-pool", swiftSettings: strict),
         .executableTarget(name: "scale-bench",
-                          dependencies: ["Handlers", "Gateway", "Storage", "Credentials", "Crypto", "JSON", "Schema", "Ledger", "BadgeCore"],
+                          dependencies: ["Handlers", "Storage", "Credentials", "Crypto", "JSON", "Schema", "Ledger", "BadgeCore"],
                           path: "bench/scale", exclude: ["run"], swiftSettings: strict),
         .executableTarget(name: "bbs-bench", dependencies: ["BBS", "Credentials", "BadgeCore"], path: "bench/bbs",
                           exclude: ["run", "blst_timing.py"], swiftSettings: optimised),

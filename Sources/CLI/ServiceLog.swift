@@ -10,11 +10,7 @@ public enum ServiceLog {
     public static func warning(_ message: String) { emit(.warning, message) }
     public static func error(_ message: String) { emit(.error, message) }
 
-    /// A line at `level`; `repeated` is the count a summary of lines not written stands for.
-    public static func emit(_ level: LogLine.Level, _ message: String, repeated: Int? = nil) {
-        // A summary stands for many requests: it names none.
-        var line = repeated == nil ? LogLine(level, message) : LogLine(level, message, requestID: nil)
-        if let repeated { line.add("repeated", repeated) }
-        FileHandle.standardError.write(Data(line.text.utf8))
+    private static func emit(_ level: LogLine.Level, _ message: String) {
+        FileHandle.standardError.write(Data(LogLine(level, message).text.utf8))
     }
 }

@@ -19,29 +19,14 @@ public struct Gateway: HTTPResponder {
     private let table: RouteTable
     private let endpoints: Endpoints
 
-    /// Which routes a listener serves.
-    public enum Surface: Sendable, Equatable {
-        /// Every route: the one listener of a deployment without `[admin] listen`.
-        case everything
-        /// Every route but `/metrics` (404): the public listener beside an admin one.
-        case withoutMetrics
-        /// `/metrics`, `/readyz` and `/healthz` only: the admin listener.
-        case operations
-    }
-
     /// The webhook routes are the service's (``BadgeService/webhookEndpoints``): one per payment
     /// provider its registry knows, and the stores'.
     public init(service: BadgeService, authenticator: RequestAuthenticator, pool: WorkerPool, metrics: Metrics,
                 accessLog: AccessLog?, clock: @escaping @Sendable () -> Timestamp, readiness: @escaping @Sendable () -> Readiness,
-                rateLimits: RateLimits = RateLimits(), wallet: WalletService? = nil, surface: Surface = .everything) {
+                rateLimits: RateLimits = RateLimits(), wallet: WalletService? = nil) {
         endpoints = Endpoints(service: service, authenticator: authenticator, pool: pool, metrics: metrics,
                               accessLog: accessLog, clock: clock, readiness: readiness, rateLimits: rateLimits, wallet: wallet)
-        let routes = endpoints.routes()
-        switch surface {
-        case .everything: table = RouteTable(routes)
-        case .withoutMetrics: table = RouteTable(routes.filter { $0.path != "/metrics" })
-        case .operations: table = RouteTable(routes.filter { ["/metrics", "/readyz", "/healthz"].contains($0.path) })
-        }
+        table = RouteTable(endpoints.routes())
     }
 
     /// Before `100 Continue`: the route exists, and on `POST /rpc` the media type is JSON and the

@@ -122,13 +122,9 @@ struct StatusAnswer: GatewayAnswer {
 }
 
 /// How a webhook refusal is answered: 503 and `retry_later` when the verifier could not run (the
-/// provider delivers again), else 400 and `refused` (nothing changes). The body is one line per
-/// status: which check failed is for the log, not for an anonymous caller.
+/// provider delivers again), else 400 and `refused` (nothing changes).
 extension WebhookRefusal {
-    var answer: HTTPError { HTTPError(status: httpStatus, message: Self.bodyMessage(status: httpStatus)) }
-    static func bodyMessage(status: Int) -> String {
-        status == 503 ? "the delivery cannot be verified now; deliver it again later" : "the delivery was refused"
-    }
+    var answer: HTTPError { HTTPError(status: httpStatus, message: description) }
     var httpStatus: Int {
         if case .verifierUnavailable = self { return 503 }
         return 400

@@ -30,12 +30,7 @@ extension BadgeService {
         let payments = providers.webhooks.map { name, provider in
             WebhookEndpoint(provider: name) { delivery, now throws(WebhookRefusal) in
                 guard let provider else { return nil }
-                let event: PaymentEvent
-                do throws(WebhookRefusal) { event = try provider.event(of: delivery, at: now) } catch {
-                    // The reply says only "refused": the reason is the operator's.
-                    self.configuration.reportProviderFailure("\(name) webhook refused: \(error)")
-                    throw error
-                }
+                let event = try provider.event(of: delivery, at: now)
                 return { self.settle(event, from: name) }
             }
         }

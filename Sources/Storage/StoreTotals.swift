@@ -23,13 +23,6 @@ public struct StoreTotals: Sendable, Equatable {
     public let purchases: Int64
     /// Pages in use times the page size: the database file's logical size.
     public let databaseBytes: Int64
-
-    package init(ledger: [LedgerGroup], issuances: [IssuanceGroup], purchases: Int64, databaseBytes: Int64) {
-        self.ledger = ledger
-        self.issuances = issuances
-        self.purchases = purchases
-        self.databaseBytes = databaseBytes
-    }
 }
 
 extension SQLiteBadgeStore {

@@ -24,19 +24,6 @@ enum ServiceAssembly {
                                         frontTokenFailuresPerAddress: rule(config.failedFrontTokensPerAddress))
     }
 
-    /// The admin listener's socket, bound before any state is made as the public one is; nil
-    /// without `[admin] listen`.
-    static func adminListener(_ config: ServiceConfiguration) throws -> HTTPListener? {
-        guard let host = config.adminListenHost, let port = config.adminListenPort else { return nil }
-        let shown = "\(host.contains(":") ? "[\(host)]" : host):\(port)"
-        if host == config.listenHost && port == config.listenPort && port != 0 {
-            throw CommandFailure("[admin] listen \(shown) is the public listener's address ([server] listen): give it its own port")
-        }
-        do { return try HTTPListener(host: host, port: port) } catch {
-            throw CommandFailure("cannot listen on [admin] listen \(shown): \(error)")
-        }
-    }
-
     static func serve(_ config: ServiceConfiguration) throws -> Int32 {
         // SIGTERM, SIGINT and SIGHUP are blocked here, before any thread exists, so every thread
         // inherits the mask: one that comes while the service starts neither kills it nor is
@@ -68,7 +55,6 @@ enum ServiceAssembly {
         do { listener = try HTTPListener(host: config.listenHost, port: config.listenPort) } catch {
             throw CommandFailure("cannot listen on \(config.listenHost):\(config.listenPort): \(error)")
         }
-        let adminListener = try adminListener(config)
         // Printed absolute: the default data directory depends on the working directory.
         let dataDirectory = URL(fileURLWithPath: config.dataDirectory).standardizedFileURL.path
         if !FileManager.default.fileExists(atPath: config.dataDirectory) {
@@ -85,28 +71,20 @@ enum ServiceAssembly {
         for line in prepared.created { ServiceLog.info(line) }
         let store = prepared.store, keyring = prepared.keyring
 
-        // The database's readiness is a write: probed at most once a second, whoever asks, and
-        // answered from the last probe in between.
-        let storeReadiness = CachedReading(every: 1, mode: .onCaller) { store.readiness() }
         // A database SQLite could open only read-only starts (the operator may fix the mount),
         // but says so now, and /readyz answers 503 with the same reason until it is writable.
-        if case .notReady(let reason) = storeReadiness.current() { ServiceLog.warning("not ready: \(reason)") }
+        if case .notReady(let reason) = store.readiness() { ServiceLog.warning("not ready: \(reason)") }
 
         let issuer = KeyringIssuer(keyring: keyring)
         // Play's checks a minute are the deployment's: instances over one PostgreSQL database count
         // them there; SQLite's one instance counts in memory.
         let googlePlay = deployment.googlePlay?.countingChecks(through: store as? any SharedMinuteCounter)
-        // What may come once per request is written once and then summarised every 10 s:
-        // an outage must not flood the journal.
-        let calm = CalmLog { level, message, repeated in ServiceLog.emit(level, message, repeated: repeated) }
-        calm.startFlushing()
-        defer { calm.stopFlushing() }
         let service = BadgeService(store: store, issuer: issuer, clock: systemClock, providers: providers, appStore: apple?.funding,
                                    googlePlay: googlePlay,
                                    subscriptionStores: [apple?.subscriptions(products: { StoreProducts(try store.read { try $0.storeProducts() }) })]
                                        .compactMap { $0 },
-                                   configuration: .init(reportInternalError: { calm.report(.error, $0) },
-                                                        reportProviderFailure: { calm.report(.warning, $0) },
+                                   configuration: .init(reportInternalError: { ServiceLog.error($0) },
+                                                        reportProviderFailure: { ServiceLog.warning($0) },
                                                         reportStoreNotification: { ServiceLog.info($0) },
                                                         reportStrandedPayment: { ServiceLog.warning($0) }),
                                    storeNotificationListeners: [WalletRefunds()])
@@ -117,7 +95,7 @@ enum ServiceAssembly {
                                                       creditsSandbox: config.creditCoinSandbox,
                                                       requiresAccountBinding: config.requireCoinAccountBinding),
                                    allowsDevGrants: config.allowDevCoinGrants, clock: systemClock,
-                                   report: { calm.report(.warning, $0) })
+                                   report: { ServiceLog.warning($0) })
         let front: TrustedFront
         do { front = try config.frontToken.map { try TrustedFront.enabled(token: $0) } ?? .disabled } catch {
             throw CommandFailure("[rpc] front_token: \(error)")
@@ -141,21 +119,18 @@ enum ServiceAssembly {
         let accessLog = accessSink.map { AccessLog(sink: $0) }
         // Whatever way serve ends from here (a stop, a failed bind), what is buffered goes out.
         defer { _ = accessSink?.flush(timeout: 2) }
-        let readiness: @Sendable () -> Readiness = {
-            storeReadiness.current().and { issuer.readiness }.and { reloader.readiness }.and {
-                madeServer.withLock { $0 }?.isShortOfDescriptors == true
-                    ? .notReady(reason: "out of file descriptors: accept failed with EMFILE/ENFILE in the last 5 s")
-                    : .ready
-            }
-        }
-        let rateLimits = RateLimits(rateLimitRules(config))
         let pool = WorkerPool(threads: config.workers, capacity: 4096, perKeyCapacity: config.queuePerAddress)
         let gateway = Gateway(service: service, authenticator: authenticator, pool: pool,
                               metrics: metrics,
                               accessLog: accessLog, clock: systemClock,
-                              readiness: readiness,
-                              rateLimits: rateLimits, wallet: wallet,
-                              surface: adminListener == nil ? .everything : .withoutMetrics)
+                              readiness: {
+                                  store.readiness().and { issuer.readiness }.and { reloader.readiness }.and {
+                                      madeServer.withLock { $0 }?.isShortOfDescriptors == true
+                                          ? .notReady(reason: "out of file descriptors: accept failed with EMFILE/ENFILE in the last 5 s")
+                                          : .ready
+                                  }
+                              },
+                              rateLimits: RateLimits(rateLimitRules(config)), wallet: wallet)
         let server = HTTPServer(
             configuration: HTTPServerConfiguration(
                 host: config.listenHost, port: config.listenPort,
@@ -176,28 +151,6 @@ enum ServiceAssembly {
                                + "RLIMIT_NOFILE allows no more (raise the hard limit, e.g. LimitNOFILE= in the unit)")
         }
         let shown = config.listenHost.contains(":") ? "[\(config.listenHost)]" : config.listenHost
-        // The admin listener has its own loop and worker: a flood on the public one neither
-        // starves a scrape nor a probe.
-        let adminServer = try adminListener.map { listener in
-            let admin = HTTPServer(
-                configuration: HTTPServerConfiguration(
-                    host: config.adminListenHost ?? "", port: config.adminListenPort ?? 0,
-                    limits: config.limits, timeouts: config.timeouts, loopCount: 1, maxConnections: 64,
-                    descriptorReserve: 0, onError: { ServiceLog.error("[admin] listen: \($0)") }),
-                responder: Gateway(service: service, authenticator: authenticator,
-                                   pool: WorkerPool(threads: 1, capacity: 64), metrics: metrics,
-                                   accessLog: accessLog, clock: systemClock, readiness: readiness,
-                                   rateLimits: rateLimits, wallet: nil, surface: .operations))
-            let adminPort: Int
-            do { adminPort = try admin.start(on: listener) } catch {
-                server.shutdown()
-                server.waitUntilStopped()
-                throw CommandFailure("cannot listen on [admin] listen \(config.adminListenHost ?? ""):\(config.adminListenPort ?? 0): \(error)")
-            }
-            let host = config.adminListenHost ?? ""
-            ServiceLog.info("admin listener (/metrics, /readyz, /healthz) on http://\(host.contains(":") ? "[\(host)]" : host):\(adminPort)")
-            return admin
-        }
         ServiceLog.info("badge-service listening on http://\(shown):\(port) (data: \(dataDirectory), issuer key \(keyring.activeIndex))")
         reloader.watchKeyFile(every: 1)
         server.runUntilTerminated(onHangup: {
@@ -207,8 +160,6 @@ enum ServiceAssembly {
             reloader.reloadAndLog(trigger: "SIGHUP")
         })
         reloader.stopWatching()
-        adminServer?.shutdown()
-        adminServer?.waitUntilStopped()
         // Jobs already queued finish (and their writes land) before the store is closed.
         pool.shutdown()
         // The metrics read the server, which holds the gateway, which holds the metrics.

@@ -456,27 +456,6 @@ import Testing
         #expect(throws: ConfigurationErrors.self) { try ServiceConfiguration.load(file: path, environment: [:]) }
     }
 
-    /// `[admin] listen`: off by default; set, it is read as `[server] listen` is, shown by config
-    /// check, and a bad value is one line naming the key.
-    @Test func theAdminListenerIsOffUntilSetAndABadValueNamesItsKey() throws {
-        let defaults = try ServiceConfiguration.load(file: nil, environment: [:])
-        #expect(defaults.adminListenHost == nil && defaults.adminListenPort == nil)
-        #expect(defaults.effectiveValues.first { $0.key == "[admin] listen" }?.value == nil)
-        let set = try ServiceConfiguration.load(file: try write("[admin]\nlisten = [::1]:9090\n"), environment: [:])
-        #expect(set.adminListenHost == "::1" && set.adminListenPort == 9090)
-        #expect(set.effectiveValues.first { $0.key == "[admin] listen" }?.value == "[::1]:9090")
-        let fromEnvironment = try ServiceConfiguration.load(file: nil, environment: ["BADGE_SERVICE_ADMIN_LISTEN": "127.0.0.1:9091"])
-        #expect(fromEnvironment.adminListenPort == 9091)
-        let path = try write("[admin]\nlisten = nowhere\n")
-        do throws(ConfigurationErrors) {
-            _ = try ServiceConfiguration.load(file: path, environment: [:])
-            Issue.record("accepted")
-        } catch {
-            let text = "\(error)"
-            #expect(text.split(separator: "\n").count == 1 && text.contains("[admin] listen = nowhere: expected HOST:PORT"), "\(text)")
-        }
-    }
-
     @Test func badEnvironmentValueIsAnError() {
         #expect(throws: ConfigurationErrors.self) {
             try ServiceConfiguration.load(file: nil, environment: ["BADGE_SERVICE_SERVER_MAX_FIELDS": "lots"])

@@ -76,11 +76,9 @@ import Testing
         let boughtLast = try #require(boughtRows.last)
 
         // Forgeries: another PKI's chain, another bundle, a genuine payload around a forged
-        // transaction, a body that is no notification. Nothing written; what can never verify (a
-        // body that cannot be a notification, a payload not signed by a chain to the configured
-        // roots) is 400, and a refusal of a signed payload that may be this service's own (another
-        // bundle id, an inner transaction) 503, as Apple may not deliver again after a 4xx. The
-        // body is one generic line per status: which check failed is in the log only.
+        // transaction, a body that is no notification. Nothing written; a body that cannot be a
+        // notification is 400, and a refusal that may be this service's own (the roots configured
+        // do not hold the chain, another bundle id) 503, as Apple may not deliver again after a 4xx.
         let other = TemporaryDirectory("e2e-apple-notifications-other-pki")
         try PeerPython.run(script: "appstore_peer.py", arguments: ["pki", other.path])
         let signOther: @Sendable (JSONValue) throws -> String = { payload in
@@ -96,14 +94,11 @@ import Testing
                                                   bundle: "com.example.other", nowMs: nowMs, sign: sign)
         let forgedInner = try Self.notification("REFUND", uuid: "uuid-forged-inner", signedTransaction: try signOther(.object(refunded)),
                                                 bundle: fake.bundleId, nowMs: nowMs, sign: sign)
-        for (name, body, status) in [("forged chain", forgedChain, 400), ("another bundle", anotherBundle, 503),
+        for (name, body, status) in [("forged chain", forgedChain, 503), ("another bundle", anotherBundle, 503),
                                      ("forged transaction", forgedInner, 503), ("not a notification", Array(#"{"signed":"x"}"#.utf8), 400),
                                      ("three parts of garbage", Array(#"{"signedPayload":"a.b.c"}"#.utf8), 400)] {
             let reply = try await onOwnThread { try Self.post(service, body) }
             #expect(reply.status == status, "\(name): \(reply.status) \(reply.text)")
-            #expect(reply.json?["message"]?.stringValue == (status == 400 ? "the delivery was refused"
-                                                                : "the delivery cannot be verified now; deliver it again later"),
-                    "\(name): \(reply.text)")
         }
         let untouched = try await onOwnThread { try Self.issue(service, key: key, asserting: boughtLast) }
         #expect(untouched.response?.statement?.entries == [], "\(untouched.text)")

@@ -237,60 +237,6 @@ import Testing
         // a stop with unwritable lines still ends, within the flush's bound
         #expect(service.stop(within: 15) == 0)
     }
-
-    /// Issue 34 item 4 on the release binary: with `[admin] listen` the admin listener serves
-    /// `/metrics`, `/readyz` and `/healthz` and nothing else, the public one answers 404 for
-    /// `/metrics` and keeps the probes; and scrapes stay cheap (the totals are a cached reading).
-    @Test func anAdminListenerServesTheMetricsAndThePublicListenerAnswers404ForThem() throws {
-        let release = Repository.root.appendingPathComponent(".build/release/badge-service").path
-        guard FileManager.default.isExecutableFile(atPath: release) else {
-            throw ServiceProcess.Failure("no release binary at \(release): run `swift build -c release --product badge-service` (scripts/test does)")
-        }
-        let dir = TemporaryDirectory("admin-listener")
-        let config = dir.file("badge-service.ini")
-        try "[admin]\nlisten = 127.0.0.1:0\n".write(toFile: config, atomically: true, encoding: .utf8)
-        let service = try ServiceProcess(data: dir, arguments: ["--config", config], executable: release)
-        let log = service.stderr
-        let line = try #require(log.split(separator: "\n").first { $0.contains("admin listener") }, "\(log)")
-        let announced = try #require(line.range(of: "on http://127.0.0.1:"), "\(line)")
-        let adminPort = try #require(Int(String(line[announced.upperBound...].prefix { $0.isNumber })))
-        #expect(adminPort != service.port)
-        let admin = "http://127.0.0.1:\(adminPort)"
-
-        let hidden = try HTTP.request("GET", service.url + "/metrics")
-        #expect(hidden.status == 404, "\(hidden.text)")
-        #expect(!hidden.text.contains("badge_"))
-        #expect(try HTTP.request("GET", service.url + "/healthz").status == 200)
-        #expect(try HTTP.request("GET", service.url + "/readyz").status == 200)
-        #expect(try HTTP.request("GET", service.url + "/schema").status == 200)
-
-        let scrape = try HTTP.request("GET", admin + "/metrics")
-        #expect(scrape.status == 200 && scrape.headers["content-type"]?.hasPrefix("text/plain; version=0.0.4") == true)
-        let families = try PrometheusPeer.parse(scrape.text)
-        #expect(families.contains { $0.name == "badge_purchases" }, "\(scrape.text)")
-        #expect(families.contains { $0.name == "badge_database_totals_age_seconds" }, "\(scrape.text)")
-        // the public listener's 404 was counted, and is seen on the admin one
-        #expect(scrape.text.contains("badge_http_responses_total{route=\"unrouted\",status=\"404\"} 1"), "\(scrape.text)")
-        #expect(try HTTP.request("GET", admin + "/healthz").status == 200)
-        #expect(try HTTP.request("GET", admin + "/readyz").status == 200)
-        for path in ["/schema", "/openapi.json", "/wallet/coin-packages"] {
-            #expect(try HTTP.request("GET", admin + path).status == 404, "\(path)")
-        }
-        #expect(try HTTP.request("POST", admin + "/rpc", body: Array("{}".utf8), headers: ["Content-Type": "application/json"]).status == 404)
-        #expect(service.stop() == 0, "\(service.stderr)")
-        #expect(!service.stderr.contains("\"level\":\"error\""), "\(service.stderr)")
-    }
-
-    /// `[admin] listen` on the public listener's own address is refused in one line naming the key.
-    @Test func anAdminListenerOnThePublicAddressIsRefusedNamingTheKey() throws {
-        let dir = TemporaryDirectory("admin-listener-clash")
-        let config = dir.file("badge-service.ini")
-        try "[server]\nlisten = 127.0.0.1:18089\n[admin]\nlisten = 127.0.0.1:18089\n".write(toFile: config, atomically: true, encoding: .utf8)
-        let refused = try CLIResult.run(["serve", "--config", config, "--data", dir.file("badge-data")], in: dir.url)
-        #expect(refused.status == 1, "\(refused.stderr)")
-        #expect(refused.stderr.split(separator: "\n").count == 1 && refused.stderr.contains("[admin] listen 127.0.0.1:18089"), "\(refused.stderr)")
-        #expect(!FileManager.default.fileExists(atPath: dir.file("badge-data")), "no state made")
-    }
 }
 
 /// The reference Prometheus parser (Tests/Peers/prometheus_parse.py).

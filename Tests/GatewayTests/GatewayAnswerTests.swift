@@ -167,22 +167,6 @@ import Testing
         #expect(refused.first { $0.1 == 405 }?.0.body == Array(#"{"error":"method_not_allowed","status":405,"message":"method not allowed"}"#.utf8))
     }
 
-    /// A webhook refusal's body is one generic line per status: which check failed (a bundle id,
-    /// a key URL) is for the log, never for an anonymous caller.
-    @Test func webhookRefusalBodiesSayOnlyTheirStatus() throws {
-        let refusals: [WebhookRefusal] = [.missingSignature, .malformedSignature, .signatureMismatch, .stale,
-                                          .malformedEvent("the body is not JSON"), .unverifiable("notification is for another app's bundleId"),
-                                          .verifierUnavailable("https://www.googleapis.com/oauth2/v3/certs answered 500")]
-        var bodies: [Int: Set<String>] = [:]
-        for refusal in refusals {
-            let response = HTTPResponse(refusal.answer)
-            let message = try #require(try JSONParser().parse(response.body)["message"]?.stringValue)
-            bodies[response.status, default: []].insert(message)
-            #expect(!message.contains("bundleId") && !message.contains("http") && !message.contains("signature"), "\(message)")
-        }
-        #expect(bodies == [400: ["the delivery was refused"], 503: ["the delivery cannot be verified now; deliver it again later"]])
-    }
-
     /// The stores' verdict classes are declared once; each is a wallet code and a protocol code of
     /// its own name, and a command failure of that code.
     @Test func everyStoreVerdictIsTheCodeOfItsName() {

@@ -31,33 +31,6 @@ import Testing
                                subscriptionStores: [s.apple], configuration: .init(catalogCacheSeconds: 0))
     }
 
-    /// Issue 34 item 6: a notification whose own signature or chain fails (alg none, another
-    /// PKI's chain) can never verify: refused as such (400), not as "deliver again" (503).
-    @Test func junkNotificationsCanNeverVerify() async throws {
-        let header = Base64URL.encode(Array(#"{"alg":"none","x5c":["a","b","c"]}"#.utf8))
-        let payload = Base64URL.encode(Array(#"{"notificationType":"REFUND","notificationUUID":"u"}"#.utf8))
-        let algNone = header + "." + payload + "." + Base64URL.encode([UInt8](repeating: 1, count: 64))
-        let other = TemporaryDirectory("appstore-other-pki")
-        let otherPath = other.path
-        _ = try await onOwnThread { try PeerPython.run(script: "appstore_peer.py", arguments: ["pki", otherPath]) }
-        let notification = JSONValue.object(["notificationType": "REFUND", "notificationUUID": "u-1", "version": "2.0",
-                                             "signedDate": .number(JSONNumber(Int(s.now.seconds) * 1000)),
-                                             "data": .object(["bundleId": .string(Self.bundle), "environment": "Production"])])
-        let input = Data(notification.serialized())
-        let homeMade = String(decoding: try await onOwnThread {
-            try PeerPython.run(script: "appstore_peer.py", arguments: ["sign", otherPath], input: input)
-        }, as: UTF8.self)
-        for (name, jws) in [("alg none", algNone), ("home-made chain", homeMade)] {
-            let body = JSONValue.object(["signedPayload": .string(jws)]).serialized()
-            do {
-                _ = try service.appStoreNotificationSettlement(body: body)
-                Issue.record("\(name): accepted")
-            } catch {
-                #expect("\(error)".hasPrefix("does not verify: "), "\(name): \(error)")
-            }
-        }
-    }
-
     /// A StoreKit 2 transaction of `product`, signed now.
     func jws(_ transactionId: String, original: String, product: String,
              type: String = "Auto-Renewable Subscription") async throws -> String {

@@ -9,13 +9,11 @@
 // interleaved rounds), and asserting an entry the service does not hold (answered with the
 // complete history up to Statement.completeHistoryLimit rows, past it one opening credit).
 //
-// Arguments: sizes (comma-separated purchase counts), e.g. `scale-bench 10000,100000,1000000`;
-// or `scale-bench scrape [PURCHASES]` (default 500,000: a million ledger rows), a scrape's CPU.
+// Arguments: sizes (comma-separated purchase counts), e.g. `scale-bench 10000,100000,1000000`.
 import BadgeCore
 import Credentials
 import Crypto
 import Foundation
-import Gateway
 import Handlers
 import JSON
 import Ledger
@@ -277,47 +275,6 @@ func longLedgers(lengths: [Int]) throws {
     }
 }
 
-/// CPU nanoseconds this thread spent in `body`.
-func threadCPU(_ body: () throws -> Void) rethrows -> UInt64 {
-    func now() -> UInt64 {
-        var t = timespec()
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
-        return UInt64(t.tv_sec) * 1_000_000_000 + UInt64(t.tv_nsec)
-    }
-    let start = now()
-    try body()
-    return now() - start
-}
-
-/// A scrape's CPU at a large ledger: the totals query every scrape ran before (a scan of the
-/// ledger and issuance tables), against a scrape now (the last reading rendered, the reading
-/// itself refreshed at most every 15 s off the request path).
-func scrapeCost(purchases: Int) throws {
-    let d = try SizedDatabase(size: purchases)
-    defer { d.setup.remove() }
-    try d.fill()
-    let store = d.setup.store
-    let rows = String(decoding: try store.database.readBlobsForTesting("SELECT CAST(CAST(COUNT(*) AS TEXT) AS BLOB) FROM badge_ledger").first ?? [], as: UTF8.self)
-    let metrics = Metrics(sources: [ProcessMetrics(),
-                                    StoreMetrics(totals: { try store.totals() }, activeKeyIndex: { 1 }, databasePath: d.setup.path)])
-    var reading: UInt64 = 0
-    _ = try threadCPU { _ = try store.totals() }  // warm the page cache alike for both
-    let before = try (0..<10).map { _ in try threadCPU { _ = try store.totals() } }
-    reading = threadCPU { _ = metrics.render() }  // the first scrape of a process reads once
-    let after = (0..<2_000).map { _ in threadCPU { _ = metrics.render() } }
-    let b = quantile(before, 0.5), a = quantile(after, 0.5)
-    print("ledger rows \(rows) (\(purchases) purchases), database \(String(format: "%.1f", Double(d.setup.databaseBytes) / 1_048_576)) MiB")
-    print("scrape CPU before (totals read on every scrape), p50 of 10: \(ms(b)) ms")
-    print("scrape CPU now (cached reading rendered), p50 / p99 of 2,000: \(ms(a)) / \(ms(quantile(after, 0.99))) ms"
-          + "  (the first scrape, which reads: \(ms(Double(reading) / 1e6)) ms)")
-    print(String(format: "before / now: %.0f (target: now < 2 ms)", b / a))
-}
-
-if CommandLine.arguments.dropFirst().first == "scrape" {
-    print("scrape benchmark (release, one thread, in process, SQLite)")
-    try scrapeCost(purchases: CommandLine.arguments.dropFirst(2).first.flatMap { Int($0) } ?? 500_000)
-    exit(0)
-}
 let sizes = (CommandLine.arguments.dropFirst().first ?? "10000,100000,1000000").split(separator: ",").compactMap { Int($0) }
 print("scale benchmark (release, one thread, in process, SQLite WAL synchronous=FULL, checkpoints in the background)")
 try purchases(sizes: sizes)

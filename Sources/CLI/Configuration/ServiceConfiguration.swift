@@ -67,11 +67,6 @@ public struct ServiceConfiguration: Sendable, Equatable {
     public var issuerKeyFileSetting: String?
     // [rpc]
     public var frontToken: String?
-    // [admin]
-    /// Where `/metrics`, `/readyz` and `/healthz` are served apart from the public listener,
-    /// which then answers 404 for `/metrics`; nil: the public listener serves all three.
-    public var adminListenHost: String?
-    public var adminListenPort: Int?
     // Store and provider sections; nil (absent) means that provider answers provider_not_configured.
     public var apple: AppleStoreSettings?
     public var google: GooglePlaySettings?
@@ -194,11 +189,6 @@ public struct ServiceConfiguration: Sendable, Equatable {
             do { _ = try TrustedFront.enabled(token: v) } catch {
                 throw ConfigurationKey.Rejection(expected: "\(TrustedFront.minimumTokenLength) or more characters of A-Z a-z 0-9 - . _ ~ + / (then = padding)")
             }
-        }).defaulting(.unset("off")),
-        ConfigurationKey(section: "admin", name: "listen", read: { c, v throws(ConfigurationKey.Rejection) in
-            (c.adminListenHost, c.adminListenPort) = try parseListen(v)
-        }, show: { c in
-            c.adminListenHost.map { host in "\(host.contains(":") ? "[\(host)]" : host):\(c.adminListenPort ?? 0)" }
         }).defaulting(.unset("off")),
         .flag("wallet", "allow_dev_coin_grants", \.allowDevCoinGrants),
         .integer("wallet", "store_fee_percent", \.coinStoreFeePercent, in: 0...99),

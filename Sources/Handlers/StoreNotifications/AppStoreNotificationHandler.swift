@@ -7,20 +7,14 @@ extension BadgeService {
     /// `POST /webhooks/apple` (App Store Server Notifications V2) once its body is read: nil
     /// without `[apple]` (the route answers as any unconfigured webhook); a body that is not
     /// `{"signedPayload": …}`, or a payload that does not verify with the purchase path's chain
-    /// code, roots and bundle id, is refused (400 when its own signature or chain fails, 503 when
-    /// a signed payload's refusal may be this service's own; the reason in the log); otherwise
-    /// the settlement to run.
+    /// code, roots and bundle id, is refused (400, or 503 when the refusal may be this service's
+    /// own, its reason in the log); otherwise the
+    /// settlement to run.
     public func appStoreNotificationSettlement(body: [UInt8]) throws(WebhookRefusal) -> (() -> SettlementOutcome)? {
         guard let appStore else { return nil }
         guard let json = try? JSONParser().parse(body), let signed = json["signedPayload"]?.stringValue else {
             configuration.reportProviderFailure("apple notification refused: the body is not {\"signedPayload\": …}")
             throw .malformedEvent("the body is not {\"signedPayload\": …}")
-        }
-        // Apple signs every notification with its one chain: one whose own signature or chain
-        // fails (alg none, a home-made chain) can never verify, and is 400.
-        do throws(AppStoreRefusal) { try appStore.verifier.checkNotificationSignature(signedPayload: signed) } catch {
-            configuration.reportProviderFailure("apple notification refused: \(error)")
-            throw .unverifiable(error.description)
         }
         let notification: AppStoreNotification
         do { notification = try appStore.verifier.notification(signedPayload: signed) } catch {

@@ -23,13 +23,6 @@ extension AppStoreVerifier {
     /// its signature, `data.bundleId` equal to the configured one, then the nested
     /// `signedTransactionInfo` as any transaction (its own chain, signature and bundleId). The
     /// environment is only read: what a Sandbox notification does is the handler's choice.
-    /// Only the outer payload's signature and chain (``notification(signedPayload:)`` checks them
-    /// first too): what fails here was not signed by Apple's chain to a configured root, so no
-    /// delivery of it can ever verify.
-    public func checkNotificationSignature(signedPayload text: String) throws(AppStoreRefusal) {
-        try verifySignature(try CompactJWS.split(text), what: "notification")
-    }
-
     public func notification(signedPayload text: String) throws(AppStoreRefusal) -> AppStoreNotification {
         let jws = try CompactJWS.split(text)
         try verifySignature(jws, what: "notification")
